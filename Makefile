@@ -1,0 +1,58 @@
+# supportdesk: `make run` and `make test` set everything up on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKSPACE ?= Demo
+ADMIN_EMAIL ?= admin@example.com
+
+.PHONY: run test lint format install chromium clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Creates the embedded SQLite database with a demo workspace on first run, then serves.
+run: $(STAMP)
+	@if [ ! -f data/.demo-initialised ]; then \
+		$(BIN)/supportdesk init --workspace "$(WORKSPACE)" --admin-email "$(ADMIN_EMAIL)" && \
+		touch data/.demo-initialised; \
+	else \
+		$(BIN)/supportdesk migrate; \
+		echo "Demo workspace exists; its key was printed on the first run."; \
+		echo "New key: $(BIN)/supportdesk keys create --workspace <ws_id> --name demo --scopes issues:read"; \
+	fi
+	$(BIN)/supportdesk serve --host $(HOST) --port $(PORT) --workers 1
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests
+
+# Browser tests drive Debian's Chromium; install it when it is missing and we may.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			(apt-get install -y -qq chromium >/dev/null 2>&1 || \
+			 (apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null)) || \
+			echo "chromium could not be installed; browser tests will skip (fail in CI)"; \
+		else echo "chromium is missing; browser tests will skip (fail in CI)"; fi; \
+	fi
+
+test: lint chromium
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

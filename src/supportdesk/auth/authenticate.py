@@ -1,0 +1,113 @@
+"""Bearer-key authentication (CONTRACT sections 7 and 9).
+
+The header is parsed and the secret's shape and checksum checked before any database
+work; a well-formed key then costs one indexed statement, which also brings the
+workspace and machine user the rest of the request needs. Nothing is cached, so a
+revocation or an expiry holds on the very next request in every process.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_, select, update
+
+from supportdesk.auth.keys import hash_secret, kind_of_wellformed
+from supportdesk.auth.principal import Principal
+from supportdesk.db import Database
+from supportdesk.db.tables import api_keys, machine_users, workspaces
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class AuthenticationFailed(Exception):
+    """Why a request is not authenticated: missing | malformed | invalid | revoked | expired."""
+
+    MESSAGES = {
+        "missing": "Send an API key: `Authorization: Bearer <API_KEY>`.",
+        "malformed": "The Authorization header does not hold a supportdesk API key.",
+        "invalid": "The API key is not valid.",
+        "revoked": "The API key has been revoked.",
+        "expired": "The API key has expired.",
+    }
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(self.MESSAGES[reason])
+        self.reason = reason
+
+
+_LOOKUP = (
+    select(
+        api_keys.c.id,
+        api_keys.c.workspace_id,
+        api_keys.c.key_prefix,
+        api_keys.c.kind,
+        api_keys.c.scopes,
+        api_keys.c.expires_at,
+        api_keys.c.revoked_at,
+        api_keys.c.last_used_at,
+        api_keys.c.machine_user_id,
+        machine_users.c.name.label("machine_user_name"),
+        workspaces.c.name.label("workspace_name"),
+    )
+    .join(
+        machine_users,
+        (machine_users.c.workspace_id == api_keys.c.workspace_id)
+        & (machine_users.c.id == api_keys.c.machine_user_id),
+    )
+    .join(workspaces, workspaces.c.id == api_keys.c.workspace_id)
+)
+
+
+def bearer_secret(authorization: str | None) -> str:
+    """The secret in `Authorization: Bearer <secret>`, shape and checksum checked."""
+    if not authorization:
+        raise AuthenticationFailed("missing")
+    scheme, _, secret = authorization.strip().partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or kind_of_wellformed(secret) is None:
+        raise AuthenticationFailed("malformed")
+    return secret
+
+
+async def authenticate(db: Database, authorization: str | None, at: datetime) -> tuple[Principal, datetime | None]:
+    """The principal of an active key, and when the key was last recorded as used."""
+    secret = bearer_secret(authorization)
+    async with db.read() as connection:
+        row = (await connection.execute(_LOOKUP.where(api_keys.c.secret_hash == hash_secret(secret)))).first()
+    if row is None:
+        raise AuthenticationFailed("invalid")
+    if row.revoked_at is not None:
+        raise AuthenticationFailed("revoked")
+    if row.expires_at is not None and row.expires_at <= at:
+        raise AuthenticationFailed("expired")
+    principal = Principal(
+        workspace_id=row.workspace_id,
+        workspace_name=row.workspace_name,
+        key_id=row.id,
+        key_prefix=row.key_prefix,
+        key_kind=row.kind,
+        scopes=frozenset(row.scopes.split()),
+        expires_at=row.expires_at,
+        machine_user_id=row.machine_user_id,
+        machine_user_name=row.machine_user_name,
+    )
+    return principal, row.last_used_at
+
+
+def needs_last_used_write(last_used_at: datetime | None, at: datetime) -> bool:
+    return last_used_at is None or at - last_used_at >= LAST_USED_RESOLUTION
+
+
+async def record_last_used(db: Database, principal: Principal, at: datetime) -> None:
+    """At most one write a minute per key, across every process: the condition is in SQL."""
+    async with db.transaction() as connection:
+        await connection.execute(
+            update(api_keys)
+            .where(
+                api_keys.c.workspace_id == principal.workspace_id,
+                api_keys.c.id == principal.key_id,
+                or_(api_keys.c.last_used_at.is_(None), api_keys.c.last_used_at <= at - LAST_USED_RESOLUTION),
+            )
+            .values(last_used_at=at)
+        )

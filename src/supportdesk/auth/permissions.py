@@ -1,0 +1,82 @@
+"""The permission table: every root field, and every relation that leads to another
+resource, mapped to the scopes any one of which allows it (CONTRACT section 2).
+
+Deny by default: the GraphQL schema refuses to start when a root field is missing here,
+and a test fails when a relation to another resource is.
+"""
+
+from __future__ import annotations
+
+from supportdesk.auth.principal import Principal
+
+# No scope needed, but a legacy key is refused (CONTRACT: legacy keys call createIssue only).
+ANY_STANDARD_KEY: frozenset[str] = frozenset()
+
+
+def _any(*scopes: str) -> frozenset[str]:
+    return frozenset(scopes)
+
+
+PERMISSIONS: dict[str, frozenset[str]] = {
+    # Keys, principals, audit
+    "Query.apiInfo": ANY_STANDARD_KEY,
+    "Query.machineUsers": _any("machine_users:manage"),
+    "Query.apiKeys": _any("api_keys:manage"),
+    "Query.auditEvents": _any("audit:read"),
+    "Mutation.createMachineUser": _any("machine_users:manage"),
+    "Mutation.updateMachineUser": _any("machine_users:manage"),
+    "Mutation.createApiKey": _any("api_keys:manage"),
+    "Mutation.revokeApiKey": _any("api_keys:manage"),
+    "MachineUser.apiKeys": _any("api_keys:manage"),
+    "ApiKey.machineUser": _any("api_keys:manage", "machine_users:manage"),
+    # Issues and their threads
+    "Query.issue": _any("issues:read"),
+    "Query.issueByNumber": _any("issues:read"),
+    "Query.issues": _any("issues:read"),
+    "Mutation.createIssue": _any("issues:create", "issues:write"),
+    "Mutation.updateIssue": _any("issues:write"),
+    "Mutation.replyToIssue": _any("thread:reply"),
+    "Issue.messages": _any("issues:read"),
+    "Issue.requester": _any("contacts:read"),
+    # Contacts, accounts, articles
+    "Query.contact": _any("contacts:read"),
+    "Query.contactByEmail": _any("contacts:read"),
+    "Query.contacts": _any("contacts:read"),
+    "Query.account": _any("accounts:read"),
+    "Query.accounts": _any("accounts:read"),
+    "Query.article": _any("articles:read"),
+    "Query.articles": _any("articles:read"),
+    "Mutation.createContact": _any("contacts:write"),
+    "Mutation.updateContact": _any("contacts:write"),
+    "Mutation.createAccount": _any("accounts:write"),
+    "Mutation.updateAccount": _any("accounts:write"),
+    "Mutation.createArticle": _any("articles:write"),
+    "Mutation.updateArticle": _any("articles:write"),
+    "Mutation.publishArticle": _any("articles:write"),
+    "Mutation.unpublishArticle": _any("articles:write"),
+    "Contact.account": _any("accounts:read"),
+    "Contact.issues": _any("issues:read"),
+    "Account.contacts": _any("contacts:read"),
+    "Account.issues": _any("issues:read"),
+    # Relay: each type is checked against the scopes of its own single-object query.
+    "Query.node": ANY_STANDARD_KEY,
+}
+
+# The scopes that allow reading one object of a type through `node(id)`.
+NODE_PERMISSIONS: dict[str, frozenset[str]] = {
+    "Issue": PERMISSIONS["Query.issue"],
+    "Message": PERMISSIONS["Query.issue"],
+    "Contact": PERMISSIONS["Query.contact"],
+    "Account": PERMISSIONS["Query.account"],
+    "Article": PERMISSIONS["Query.article"],
+    "MachineUser": PERMISSIONS["Query.machineUsers"],
+    "ApiKey": PERMISSIONS["Query.apiKeys"],
+    "AuditEvent": PERMISSIONS["Query.auditEvents"],
+}
+
+
+def is_allowed(principal: Principal, required: frozenset[str]) -> bool:
+    """Whether the principal may use a field guarded by `required`."""
+    if required is ANY_STANDARD_KEY or not required:
+        return not principal.is_legacy
+    return principal.has_any(required)

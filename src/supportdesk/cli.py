@@ -1,0 +1,198 @@
+"""The `supportdesk` command: set up, serve, manage keys. Calls domain services, never GraphQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import click
+
+from supportdesk.config import Settings
+from supportdesk.db import Database
+from supportdesk.db.migrate import upgrade
+from supportdesk.domain import api_keys, audit, machine_users
+from supportdesk.domain.errors import DomainError, InvalidArgument
+from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
+from supportdesk.domain.workspaces import init_workspace
+
+T = TypeVar("T")
+
+
+def _settings(database_url: str | None) -> Settings:
+    return Settings(database_url=database_url) if database_url else Settings()
+
+
+def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
+    async def main() -> T:
+        db = Database(settings.database_url, pool_size=1)
+        try:
+            return await work(db)
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(main())
+    except DomainError as error:
+        details = "".join(f"\n  {f.field}: {f.code}" for f in error.fields)
+        raise click.ClickException(f"{error.message}{details}") from None
+    except InvalidArgument as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _emit(as_json: bool, data: dict[str, Any], text: str) -> None:
+    click.echo(json.dumps(data) if as_json else text)
+
+
+database_option = click.option(
+    "--database-url", envvar="SUPPORTDESK_DATABASE_URL", default=None,
+    help="Database URL (default: SQLite in ./data/supportdesk.db).",
+)
+
+
+@click.group()
+def main() -> None:
+    """supportdesk: a support-issue service with a GraphQL API."""
+
+
+@main.command()
+@database_option
+def migrate(database_url: str | None) -> None:
+    """Bring the database schema up to date."""
+    settings = _settings(database_url)
+    upgrade(settings.database_url)
+    click.echo("Database is up to date.")
+
+
+@main.command()
+@click.option("--workspace", "workspace_name", required=True, help="Name of the new workspace.")
+@click.option("--admin-email", required=True, help="E-mail of the first org admin.")
+@click.option("--admin-password", default=None, help="Generated and printed when omitted.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON line for scripts.")
+@database_option
+def init(workspace_name: str, admin_email: str, admin_password: str | None, as_json: bool,
+         database_url: str | None) -> None:
+    """Migrate, then create a workspace, its org admin and a Full-access key."""
+    settings = _settings(database_url)
+    upgrade(settings.database_url)
+    made = _run(settings, lambda db: init_workspace(db, workspace_name, admin_email, admin_password))
+    data = {
+        "workspace_id": made.workspace.id,
+        "admin_email": made.admin.email,
+        "api_key": made.key.secret,
+    }
+    if admin_password is None:
+        data["admin_password"] = made.admin_password
+    text = "\n".join([
+        f"Workspace   {made.workspace.name} ({made.workspace.id})",
+        f"Admin login {made.admin.email} / {made.admin_password}"
+        if admin_password is None else f"Admin login {made.admin.email} (the password you gave)",
+        "Settings    http://127.0.0.1:8000/settings/api",
+        f"API key     {made.key.secret}",
+        "            Full access. Shown once: store it now.",
+    ])
+    _emit(as_json, data, text)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=None, type=int, help="Processes (default: number of cores).")
+@database_option
+def serve(host: str, port: int, workers: int | None, database_url: str | None) -> None:
+    """Serve the API (and the settings page)."""
+    import uvicorn
+
+    if database_url:
+        os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
+    count = workers or os.cpu_count() or 1
+    click.echo(f"supportdesk on http://{host}:{port}/graphql ({count} worker{'s' * (count > 1)})")
+    uvicorn.run(
+        "supportdesk.app:create_app", factory=True, host=host, port=port, workers=count,
+        loop="uvloop", http="httptools", access_log=False, log_level="warning",
+    )
+
+
+@main.group()
+def keys() -> None:
+    """Create, list and revoke API keys."""
+
+
+@keys.command("create")
+@click.option("--workspace", "workspace_id", required=True)
+@click.option("--name", required=True)
+@click.option("--scopes", default="", help="Comma-separated scopes, e.g. issues:read,issues:write.")
+@click.option("--legacy", is_flag=True, help="A svc_live_ key whose only scope is issues:create.")
+@click.option("--json", "as_json", is_flag=True)
+@database_option
+def keys_create(workspace_id: str, name: str, scopes: str, legacy: bool, as_json: bool,
+                database_url: str | None) -> None:
+    """Create a key for the workspace's managed machine user."""
+
+    async def work(db: Database) -> api_keys.CreatedKey:
+        async with db.read() as connection:
+            owner = await machine_users.managed_machine_user(connection, workspace_id)
+        return await api_keys.create_api_key(
+            db, audit.CLI_ACTOR, workspace_id, machine_user_id=owner.id, name=name,
+            scopes=[s for s in scopes.split(",") if s.strip()], legacy=legacy,
+        )
+
+    created = _run(_settings(database_url), work)
+    key = created.api_key
+    data = {"id": key.id, "api_key": created.secret, "key_prefix": key.key_prefix, "scopes": list(key.scopes)}
+    _emit(as_json, data, f"{key.id}  {created.secret}\nscopes: {' '.join(key.scopes)}\nShown once: store it now.")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@database_option
+def keys_revoke(key_id: str, database_url: str | None) -> None:
+    """Revoke a key now (any workspace)."""
+
+    async def work(db: Database) -> api_keys.ApiKey:
+        from supportdesk.domain.api_keys.service import workspace_of_key
+
+        async with db.read() as connection:
+            workspace_id = await workspace_of_key(connection, key_id)
+        return await api_keys.revoke_api_key(db, audit.CLI_ACTOR, workspace_id, key_id)
+
+    key = _run(_settings(database_url), work)
+    click.echo(f"{key.id} revoked at {key.revoked_at:%Y-%m-%d %H:%M:%S} UTC")
+
+
+@keys.command("list")
+@click.option("--workspace", "workspace_id", required=True)
+@click.option("--json", "as_json", is_flag=True)
+@database_option
+def keys_list(workspace_id: str, as_json: bool, database_url: str | None) -> None:
+    """List the workspace's keys."""
+
+    async def work(db: Database) -> list[api_keys.ApiKey]:
+        found: list[api_keys.ApiKey] = []
+        after: str | None = None
+        async with db.read() as connection:
+            while True:
+                page = await api_keys.list_api_keys(connection, workspace_id, PageRequest(MAX_PAGE_SIZE, after))
+                found.extend(page.items)
+                if not page.has_next:
+                    return found
+                after = page.items[-1].id
+
+    from supportdesk.domain.clock import now
+
+    found = _run(_settings(database_url), work)
+    moment = now()
+    if as_json:
+        rows = [{"id": k.id, "name": k.name, "key_prefix": k.key_prefix, "scopes": list(k.scopes),
+                 "kind": k.kind, "status": k.status(moment)} for k in found]
+        click.echo(json.dumps(rows))
+        return
+    for k in found:
+        click.echo(f"{k.id}  {k.key_prefix}…  {k.status(moment):8}  {k.name}  [{' '.join(k.scopes)}]")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

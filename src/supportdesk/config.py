@@ -1,0 +1,46 @@
+"""Settings, read from flags and SUPPORTDESK_* environment variables."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/supportdesk.db"
+
+
+def normalise_database_url(url: str) -> str:
+    """Accept the URLs operators write and pick the async driver we ship."""
+    for plain in ("postgresql://", "postgres://", "postgresql+psycopg://"):
+        if url.startswith(plain):
+            return "postgresql+asyncpg://" + url[len(plain) :]
+    if url.startswith("sqlite://") and not url.startswith("sqlite+aiosqlite://"):
+        return "sqlite+aiosqlite://" + url[len("sqlite://") :]
+    return url
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SUPPORTDESK_", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+    redis_url: str | None = None
+    # Signs the settings page's session cookie; generated into the data folder when unset.
+    secret_key: str | None = None
+    db_pool_size: int = Field(default=10, ge=1)
+    introspection: bool = True
+    max_depth: int = Field(default=12, ge=1)
+    max_aliases: int = Field(default=50, ge=1)
+    max_cost: int = Field(default=10_000, ge=1)
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    rate_limit_per_minute: int = Field(default=600, ge=1)
+    failed_auth_per_minute: int = Field(default=60, ge=1)
+    request_timeout_seconds: float = Field(default=10.0, gt=0)
+    log_json: bool = True
+
+    @field_validator("database_url")
+    @classmethod
+    def _driver(cls, value: str) -> str:
+        return normalise_database_url(value)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")

@@ -1,0 +1,102 @@
+"""Engines and transactions.
+
+SQLite allows one writer at a time: writes go through a one-connection engine whose
+transactions start with BEGIN IMMEDIATE, so concurrent writers queue instead of failing
+half-way, while reads use a pool of their own and see a WAL snapshot. PostgreSQL uses one
+pooled engine for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import AsyncAdaptedQueuePool
+
+SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=10000",
+    "PRAGMA synchronous=NORMAL",
+)
+
+
+def _sqlite_engine(url: str, pool_size: int, begin: str) -> AsyncEngine:
+    engine = create_async_engine(
+        url, poolclass=AsyncAdaptedQueuePool, pool_size=pool_size, max_overflow=0
+    )
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control away from the driver so BEGIN is ours to choose.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql(begin)
+
+    return engine
+
+
+class Database:
+    """The service's storage: a read path and a write path over one database."""
+
+    def __init__(self, url: str, pool_size: int = 10) -> None:
+        self.url = url
+        self.dialect = make_url(url).get_backend_name()
+        if self.is_sqlite:
+            _ensure_sqlite_folder(url)
+            self.writer = _sqlite_engine(url, 1, "BEGIN IMMEDIATE")
+            self.reader = _sqlite_engine(url, pool_size, "BEGIN")
+        else:
+            self.writer = create_async_engine(
+                url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False
+            )
+            self.reader = self.writer
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    @property
+    def engines(self) -> tuple[AsyncEngine, ...]:
+        return (self.writer,) if self.reader is self.writer else (self.writer, self.reader)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction: committed when the block ends, rolled back on error."""
+        async with self.writer.begin() as connection:
+            yield connection
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for reads; nothing written through it is kept."""
+        async with self.reader.connect() as connection:
+            yield connection
+
+    async def ping(self) -> bool:
+        try:
+            async with self.read() as connection:
+                await connection.execute(text("SELECT 1"))
+        except Exception:  # noqa: BLE001 - readiness reports any failure as "not ready"
+            return False
+        return True
+
+    async def dispose(self) -> None:
+        for engine in self.engines:
+            await engine.dispose()
+
+
+def _ensure_sqlite_folder(url: str) -> None:
+    database = make_url(url).database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)

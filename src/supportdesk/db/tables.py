@@ -1,0 +1,189 @@
+"""Table definitions (SQLAlchemy Core).
+
+Every tenant table carries `workspace_id` first in its primary key, and every unique
+constraint and foreign key includes it, so a distributed PostgreSQL can shard by it and
+no lookup can cross a workspace by accident.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from supportdesk.db.types import UTCDateTime
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+ID = String(40)
+
+
+def _tenant_columns() -> list[Column[object]]:
+    return [
+        Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+        Column("id", ID, nullable=False),
+    ]
+
+
+workspaces = Table(
+    "workspaces",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("name", String(200), nullable=False),
+    # The ticket counter moves in the transaction that inserts the issue: gap-free.
+    Column("last_ticket_number", Integer, nullable=False, server_default="0"),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+org_admins = Table(
+    "org_admins",
+    metadata,
+    *_tenant_columns(),
+    Column("email", String(254), nullable=False),
+    Column("email_normalized", String(254), nullable=False),
+    Column("name", String(200), nullable=False, server_default=""),
+    Column("password_hash", String(200), nullable=False),
+    Column("role", String(20), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    UniqueConstraint("workspace_id", "email_normalized"),
+    Index("ix_org_admins_login", "email_normalized"),
+)
+
+machine_users = Table(
+    "machine_users",
+    metadata,
+    *_tenant_columns(),
+    Column("name", String(100), nullable=False),
+    Column("name_normalized", String(100), nullable=False),
+    Column("description", String(500), nullable=False, server_default=""),
+    Column("managed", Boolean, nullable=False, server_default="0"),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    UniqueConstraint("workspace_id", "name_normalized"),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    *_tenant_columns(),
+    Column("machine_user_id", ID, nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("key_prefix", String(12), nullable=False),
+    # SHA-256 of the secret, hex; the secret itself is never stored.
+    Column("secret_hash", String(64), nullable=False),
+    # Sorted, space-separated.
+    Column("scopes", Text, nullable=False),
+    Column("kind", String(10), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("last_used_at", UTCDateTime),
+    Column("expires_at", UTCDateTime),
+    Column("revoked_at", UTCDateTime),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    # Authentication finds a key by its hash before it knows the workspace.
+    UniqueConstraint("secret_hash"),
+    ForeignKeyConstraint(
+        ["workspace_id", "machine_user_id"], ["machine_users.workspace_id", "machine_users.id"]
+    ),
+    Index("ix_api_keys_machine_user", "workspace_id", "machine_user_id", "id"),
+)
+
+audit_events = Table(
+    "audit_events",
+    metadata,
+    *_tenant_columns(),
+    Column("action", String(50), nullable=False),
+    Column("actor_type", String(20), nullable=False),
+    Column("actor_id", ID),
+    Column("actor_label", String(254), nullable=False, server_default=""),
+    Column("target_type", String(30), nullable=False),
+    Column("target_id", ID, nullable=False),
+    Column("ip_address", String(64)),
+    Column("data", JSON, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    *_tenant_columns(),
+    Column("name", String(200), nullable=False),
+    Column("domain", String(253)),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    UniqueConstraint("workspace_id", "domain"),
+)
+
+contacts = Table(
+    "contacts",
+    metadata,
+    *_tenant_columns(),
+    Column("email", String(254), nullable=False),
+    Column("email_normalized", String(254), nullable=False),
+    Column("name", String(200)),
+    Column("account_id", ID),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    UniqueConstraint("workspace_id", "email_normalized"),
+    ForeignKeyConstraint(["workspace_id", "account_id"], ["accounts.workspace_id", "accounts.id"]),
+    Index("ix_contacts_account", "workspace_id", "account_id", "id"),
+)
+
+issues = Table(
+    "issues",
+    metadata,
+    *_tenant_columns(),
+    Column("ticket_number", Integer, nullable=False),
+    Column("subject", String(255), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("priority", String(20), nullable=False),
+    Column("requester_id", ID, nullable=False),
+    Column("message_count", Integer, nullable=False, server_default="0"),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    UniqueConstraint("workspace_id", "ticket_number"),
+    ForeignKeyConstraint(
+        ["workspace_id", "requester_id"], ["contacts.workspace_id", "contacts.id"]
+    ),
+    Index("ix_issues_status", "workspace_id", "status", "id"),
+    Index("ix_issues_requester", "workspace_id", "requester_id", "id"),
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    *_tenant_columns(),
+    Column("issue_id", ID, nullable=False),
+    Column("sender_name", String(254), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("author_type", String(20), nullable=False),
+    Column("author_id", ID, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    ForeignKeyConstraint(["workspace_id", "issue_id"], ["issues.workspace_id", "issues.id"]),
+    Index("ix_messages_issue", "workspace_id", "issue_id", "id"),
+)

@@ -1,0 +1,250 @@
+"""Creating, revoking and listing API keys."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.auth import keys as key_format
+from supportdesk.auth.scopes import LEGACY_SCOPES, normalise_scopes, unknown_scopes
+from supportdesk.db import Database
+from supportdesk.db.tables import api_keys, machine_users
+from supportdesk.domain import audit
+from supportdesk.domain.clock import now
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
+from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.validation import Validator
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    id: str
+    workspace_id: str
+    machine_user_id: str
+    name: str
+    key_prefix: str
+    scopes: tuple[str, ...]
+    kind: str
+    created_at: datetime
+    last_used_at: datetime | None
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+    def status(self, at: datetime) -> str:
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at is not None and self.expires_at <= at:
+            return "expired"
+        return "active"
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedKey:
+    """A new key and its secret: the only moment the secret exists outside the caller."""
+
+    api_key: ApiKey
+    secret: str
+
+
+_COLUMNS = (
+    api_keys.c.id,
+    api_keys.c.workspace_id,
+    api_keys.c.machine_user_id,
+    api_keys.c.name,
+    api_keys.c.key_prefix,
+    api_keys.c.scopes,
+    api_keys.c.kind,
+    api_keys.c.created_at,
+    api_keys.c.last_used_at,
+    api_keys.c.expires_at,
+    api_keys.c.revoked_at,
+)
+
+
+def _from_row(row: dict[str, object] | object) -> ApiKey:
+    values = dict(row)  # type: ignore[call-overload]
+    values["scopes"] = tuple(str(values["scopes"]).split())
+    return ApiKey(**values)
+
+
+def _checked_scopes(
+    requested: Iterable[str] | None, granter_scopes: frozenset[str] | None, check: Validator
+) -> tuple[str, ...]:
+    scopes = normalise_scopes(requested or ())
+    if not scopes:
+        check.fail("scopes", FieldCode.REQUIRED)
+        check.check()
+    unknown = unknown_scopes(scopes)
+    if unknown:
+        raise DomainError(ErrorCode.UNKNOWN_SCOPE, f"Unknown scopes: {', '.join(unknown)}.")
+    if granter_scopes is not None:
+        beyond = sorted(set(scopes) - granter_scopes)
+        if beyond:
+            raise DomainError(
+                ErrorCode.SCOPE_ESCALATION,
+                f"A key can only grant scopes it holds itself; missing: {', '.join(beyond)}.",
+            )
+    return scopes
+
+
+async def insert_api_key(
+    connection: AsyncConnection,
+    workspace_id: str,
+    machine_user_id: str,
+    name: str,
+    scopes: tuple[str, ...],
+    *,
+    kind: key_format.KeyKind = "standard",
+    expires_at: datetime | None = None,
+) -> CreatedKey:
+    moment = now()
+    secret = key_format.generate_secret(kind)
+    key = ApiKey(
+        new_id("ApiKey", moment), workspace_id, machine_user_id, name,
+        key_format.key_prefix(secret), scopes, kind, moment, None, expires_at, None,
+    )
+    await connection.execute(
+        insert(api_keys).values(
+            workspace_id=workspace_id,
+            id=key.id,
+            machine_user_id=machine_user_id,
+            name=name,
+            key_prefix=key.key_prefix,
+            secret_hash=key_format.hash_secret(secret),
+            scopes=" ".join(scopes),
+            kind=kind,
+            created_at=moment,
+            expires_at=expires_at,
+        )
+    )
+    return CreatedKey(key, secret)
+
+
+async def create_api_key(
+    db: Database,
+    actor: audit.Actor,
+    workspace_id: str,
+    *,
+    machine_user_id: str,
+    name: str | None,
+    scopes: Iterable[str] | None,
+    expires_at: datetime | None = None,
+    granter_scopes: frozenset[str] | None = None,
+    legacy: bool = False,
+) -> CreatedKey:
+    """Make a key for a machine user of the workspace.
+
+    `granter_scopes` are the scopes of the key asking (None for an org admin or the CLI):
+    a key can grant only what it holds. Legacy keys always get `issues:create` alone.
+    """
+    check = Validator()
+    clean_name = check.text("name", name, 100, required=True)
+    if expires_at is not None and expires_at <= now():
+        check.fail("expiresAt", FieldCode.INVALID)
+    check.check()
+    granted = LEGACY_SCOPES if legacy else _checked_scopes(scopes, granter_scopes, check)
+    assert clean_name is not None
+    if not is_id_of(machine_user_id, "MachineUser"):
+        raise not_found("Machine user")
+    async with db.transaction() as connection:
+        owner = await connection.scalar(
+            select(machine_users.c.id).where(
+                machine_users.c.workspace_id == workspace_id, machine_users.c.id == machine_user_id
+            )
+        )
+        if owner is None:
+            raise not_found("Machine user")
+        created = await insert_api_key(
+            connection, workspace_id, machine_user_id, clean_name, granted,
+            kind="legacy" if legacy else "standard", expires_at=expires_at,
+        )
+        await audit.record(
+            connection, workspace_id, actor, "api_key.created", ("ApiKey", created.api_key.id),
+            {"name": clean_name, "scopes": list(granted), "key_prefix": created.api_key.key_prefix},
+        )
+    return created
+
+
+async def revoke_api_key(db: Database, actor: audit.Actor, workspace_id: str, key_id: str) -> ApiKey:
+    """Revoke now; revoking a revoked key succeeds and changes nothing."""
+    if not is_id_of(key_id, "ApiKey"):
+        raise not_found("API key")
+    async with db.transaction() as connection:
+        row = (
+            await connection.execute(
+                update(api_keys)
+                .where(
+                    api_keys.c.workspace_id == workspace_id,
+                    api_keys.c.id == key_id,
+                    api_keys.c.revoked_at.is_(None),
+                )
+                .values(revoked_at=now())
+                .returning(*_COLUMNS)
+            )
+        ).mappings().first()
+        if row is not None:
+            await audit.record(
+                connection, workspace_id, actor, "api_key.revoked", ("ApiKey", key_id),
+                {"key_prefix": row["key_prefix"]},
+            )
+            return _from_row(row)
+        existing = await get_api_keys(connection, workspace_id, [key_id])
+    if key_id not in existing:
+        raise not_found("API key")
+    return existing[key_id]
+
+
+async def list_api_keys(
+    connection: AsyncConnection, workspace_id: str, page: PageRequest, machine_user_id: str | None = None
+) -> Page[ApiKey]:
+    query = select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id)
+    if machine_user_id is not None:
+        query = query.where(api_keys.c.machine_user_id == machine_user_id)
+    if page.after:
+        query = query.where(api_keys.c.id > page.after)
+    rows = (await connection.execute(query.order_by(api_keys.c.id).limit(page.first + 1))).mappings().all()
+    return page_of([_from_row(row) for row in rows], page.first)
+
+
+async def get_api_keys(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, ApiKey]:
+    rows = (
+        await connection.execute(
+            select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id, api_keys.c.id.in_(ids))
+        )
+    ).mappings().all()
+    return {row["id"]: _from_row(row) for row in rows}
+
+
+async def keys_of_machine_users(
+    connection: AsyncConnection, workspace_id: str, machine_user_ids: Sequence[str]
+) -> dict[str, list[ApiKey]]:
+    """Every key of each machine user, oldest first, in one statement."""
+    rows = (
+        await connection.execute(
+            select(*_COLUMNS)
+            .where(api_keys.c.workspace_id == workspace_id, api_keys.c.machine_user_id.in_(machine_user_ids))
+            .order_by(api_keys.c.id)
+        )
+    ).mappings().all()
+    grouped: dict[str, list[ApiKey]] = defaultdict(list)
+    for row in rows:
+        grouped[row["machine_user_id"]].append(_from_row(row))
+    return grouped
+
+
+async def workspace_of_key(connection: AsyncConnection, key_id: str) -> str:
+    """The workspace a key belongs to (the operator's CLI works across workspaces)."""
+    workspace_id = None
+    if is_id_of(key_id, "ApiKey"):
+        workspace_id = await connection.scalar(select(api_keys.c.workspace_id).where(api_keys.c.id == key_id))
+    if workspace_id is None:
+        raise not_found("API key")
+    return str(workspace_id)

@@ -1,0 +1,12 @@
+"""The audit log: who did what to which key or machine user, when, from where."""
+
+from supportdesk.domain.audit.service import (
+    CLI_ACTOR,
+    Actor,
+    AuditEvent,
+    get_audit_events,
+    list_audit_events,
+    record,
+)
+
+__all__ = ["CLI_ACTOR", "Actor", "AuditEvent", "get_audit_events", "list_audit_events", "record"]

@@ -1,0 +1,89 @@
+"""Audit events are written inside the transaction of the change they describe."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import audit_events
+from supportdesk.domain.clock import now
+from supportdesk.domain.ids import new_id
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who acts: a machine user's key, an org admin on the settings page, or the CLI."""
+
+    type: str
+    id: str | None
+    label: str
+    ip_address: str | None = None
+
+
+CLI_ACTOR = Actor("cli", None, "command line")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEvent:
+    id: str
+    workspace_id: str
+    action: str
+    actor_type: str
+    actor_id: str | None
+    actor_label: str
+    target_type: str
+    target_id: str
+    ip_address: str | None
+    data: dict[str, Any]
+    created_at: datetime
+
+
+async def record(
+    connection: AsyncConnection,
+    workspace_id: str,
+    actor: Actor,
+    action: str,
+    target: tuple[str, str],
+    data: dict[str, Any] | None = None,
+) -> None:
+    """Append one event; `target` is (type name, id)."""
+    moment = now()
+    await connection.execute(
+        insert(audit_events).values(
+            workspace_id=workspace_id,
+            id=new_id("AuditEvent", moment),
+            action=action,
+            actor_type=actor.type,
+            actor_id=actor.id,
+            actor_label=actor.label,
+            target_type=target[0],
+            target_id=target[1],
+            ip_address=actor.ip_address,
+            data=data or {},
+            created_at=moment,
+        )
+    )
+
+
+async def list_audit_events(
+    connection: AsyncConnection, workspace_id: str, page: PageRequest
+) -> Page[AuditEvent]:
+    """Newest first: an audit log is read from the top."""
+    query = select(audit_events).where(audit_events.c.workspace_id == workspace_id)
+    if page.after:
+        query = query.where(audit_events.c.id < page.after)
+    query = query.order_by(audit_events.c.id.desc()).limit(page.first + 1)
+    rows = (await connection.execute(query)).mappings().all()
+    return page_of([AuditEvent(**row) for row in rows], page.first)
+
+
+async def get_audit_events(
+    connection: AsyncConnection, workspace_id: str, ids: list[str]
+) -> dict[str, AuditEvent]:
+    query = select(audit_events).where(audit_events.c.workspace_id == workspace_id, audit_events.c.id.in_(ids))
+    return {row["id"]: AuditEvent(**row) for row in (await connection.execute(query)).mappings().all()}

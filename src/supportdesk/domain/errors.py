@@ -1,0 +1,49 @@
+"""Domain errors: a code from the contract, a message for people, per-field details."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    VALIDATION_FAILED = "VALIDATION_FAILED"
+    NOT_FOUND = "NOT_FOUND"
+    ALREADY_EXISTS = "ALREADY_EXISTS"
+    INVALID_STATUS_TRANSITION = "INVALID_STATUS_TRANSITION"
+    ISSUE_CLOSED = "ISSUE_CLOSED"
+    SCOPE_ESCALATION = "SCOPE_ESCALATION"
+    UNKNOWN_SCOPE = "UNKNOWN_SCOPE"
+    IDEMPOTENCY_KEY_MISMATCH = "IDEMPOTENCY_KEY_MISMATCH"
+
+
+class FieldCode(StrEnum):
+    REQUIRED = "REQUIRED"
+    INVALID = "INVALID"
+    TOO_LONG = "TOO_LONG"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    field: str
+    code: FieldCode
+
+
+@dataclass(slots=True)
+class DomainError(Exception):
+    """A rule said no. Mutations report it in their payload; queries as a GraphQL error."""
+
+    code: ErrorCode
+    message: str
+    fields: list[FieldError] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class InvalidArgument(ValueError):
+    """An argument outside what the operation accepts (bad page size, bad cursor)."""
+
+
+def not_found(what: str) -> DomainError:
+    return DomainError(ErrorCode.NOT_FOUND, f"{what} not found.")

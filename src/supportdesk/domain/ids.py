@@ -1,0 +1,67 @@
+"""Opaque, typed, time-sortable identifiers: `iss_01JD…` (a prefix and a ULID).
+
+Identifiers made from the same instant as the row's `created_at` sort exactly as
+(created_at, id), so one index on the id serves keyset pagination.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from datetime import datetime
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+PREFIXES = {
+    "Workspace": "ws",
+    "OrgAdmin": "adm",
+    "MachineUser": "mu",
+    "ApiKey": "key",
+    "AuditEvent": "aud",
+    "Issue": "iss",
+    "Message": "msg",
+    "Contact": "ct",
+    "Account": "acc",
+    "Article": "art",
+}
+TYPES_BY_PREFIX = {prefix: type_name for type_name, prefix in PREFIXES.items()}
+_SHAPE = re.compile(r"\A([a-z]{2,4})_([0-9A-HJKMNP-TV-Z]{26})\Z")
+
+_lock = threading.Lock()
+_last: tuple[int, int] = (0, 0)
+
+
+def _encode(number: int) -> str:
+    chars = []
+    for _ in range(26):
+        number, remainder = divmod(number, 32)
+        chars.append(CROCKFORD[remainder])
+    return "".join(reversed(chars))
+
+
+def _next_ulid(milliseconds: int) -> int:
+    """Random within a millisecond, but increasing for ids made in the same one here."""
+    global _last
+    with _lock:
+        last_ms, last_random = _last
+        if milliseconds <= last_ms:
+            milliseconds, random_part = last_ms, last_random + 1
+        else:
+            random_part = int.from_bytes(os.urandom(10), "big") >> 1
+        _last = (milliseconds, random_part)
+    return (milliseconds << 80) | random_part
+
+
+def new_id(type_name: str, at: datetime) -> str:
+    milliseconds = int(at.timestamp() * 1000)
+    return f"{PREFIXES[type_name]}_{_encode(_next_ulid(milliseconds))}"
+
+
+def type_of(identifier: str) -> str | None:
+    """The type an id names, or None when it is not one of ours."""
+    match = _SHAPE.match(identifier)
+    return TYPES_BY_PREFIX.get(match.group(1)) if match else None
+
+
+def is_id_of(identifier: str, type_name: str) -> bool:
+    return type_of(identifier) == type_name

@@ -1,0 +1,46 @@
+"""Collecting field errors so one answer names every bad field at once."""
+
+from __future__ import annotations
+
+import re
+
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError
+
+# Deliberately simple: one @, a dotted domain, no spaces. Deliverability is not our call.
+_EMAIL = re.compile(r"\A[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
+_DOMAIN_LABEL = re.compile(r"\A[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
+
+
+class Validator:
+    def __init__(self) -> None:
+        self.errors: list[FieldError] = []
+
+    def fail(self, field: str, code: FieldCode) -> None:
+        self.errors.append(FieldError(field, code))
+
+    def text(self, field: str, value: str | None, max_length: int, *, required: bool) -> str | None:
+        """Trimmed text, or None when absent; records REQUIRED / TOO_LONG."""
+        cleaned = value.strip() if value is not None else None
+        if not cleaned:
+            if required:
+                self.fail(field, FieldCode.REQUIRED)
+            return None
+        if len(cleaned) > max_length:
+            self.fail(field, FieldCode.TOO_LONG)
+        return cleaned
+
+    def email(self, field: str, value: str | None, *, required: bool) -> str | None:
+        cleaned = self.text(field, value, 254, required=required)
+        if cleaned is not None and len(cleaned) <= 254 and not _EMAIL.match(cleaned):
+            self.fail(field, FieldCode.INVALID)
+        return cleaned
+
+    def check(self) -> None:
+        if self.errors:
+            names = ", ".join(sorted({error.field for error in self.errors}))
+            raise DomainError(ErrorCode.VALIDATION_FAILED, f"Invalid input: {names}.", self.errors)
+
+
+def is_domain_name(value: str) -> bool:
+    labels = value.split(".")
+    return len(value) <= 253 and len(labels) >= 2 and all(_DOMAIN_LABEL.match(x) for x in labels)

@@ -1,0 +1,1 @@
+"""The GraphQL adapter: a thin layer over the domain, mirroring its areas."""

@@ -1,0 +1,28 @@
+"""apiInfo: confirms a key works and says whose it is (CONTRACT section 4)."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.scalars import JSON
+
+from supportdesk import API_VERSION
+from supportdesk.graphql.context import Info
+from supportdesk.graphql.scalars import serialise_datetime
+
+
+@strawberry.type
+class ApiInfoQueries:
+    @strawberry.field(description="The API version, the workspace, the key and its machine user.")
+    def api_info(self, info: Info) -> JSON | None:
+        principal = info.context.principal
+        return {
+            "apiVersion": API_VERSION,
+            "workspace": {"id": principal.workspace_id, "name": principal.workspace_name},
+            "key": {
+                "id": principal.key_id,
+                "keyPrefix": principal.key_prefix,
+                "scopes": sorted(principal.scopes),
+                "expiresAt": serialise_datetime(principal.expires_at) if principal.expires_at else None,
+            },
+            "machineUser": {"id": principal.machine_user_id, "name": principal.machine_user_name},
+        }

@@ -1,0 +1,60 @@
+"""AuditEvent: the log of changes to keys and machine users."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+from strawberry.scalars import JSON
+
+from supportdesk.db.tables import audit_events as audit_events_table
+from supportdesk.domain import audit
+from supportdesk.domain.counting import count_rows
+from supportdesk.domain.pagination import PageRequest
+from supportdesk.graphql.context import Info
+from supportdesk.graphql.node import Node
+from supportdesk.graphql.pagination import Connection, connection_of
+
+
+@strawberry.type(description="Who did what to which key or machine user, when, from where.")
+class AuditEvent(Node):
+    action: str
+    actor_type: str = strawberry.field(description="`machine_user`, `org_admin` or `cli`.")
+    actor_id: strawberry.ID | None
+    actor_label: str
+    target_type: str
+    target_id: strawberry.ID
+    ip_address: str | None
+    data: JSON
+    created_at: datetime
+
+    @classmethod
+    def of(cls, event: audit.AuditEvent) -> AuditEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            action=event.action,
+            actor_type=event.actor_type,
+            actor_id=strawberry.ID(event.actor_id) if event.actor_id else None,
+            actor_label=event.actor_label,
+            target_type=event.target_type,
+            target_id=strawberry.ID(event.target_id),
+            ip_address=event.ip_address,
+            data=event.data,
+            created_at=event.created_at,
+        )
+
+
+@strawberry.type
+class AuditQueries:
+    @strawberry.field(description="The workspace's audit log, newest first.")
+    async def audit_events(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Connection[AuditEvent] | None:
+        context = info.context
+        request = PageRequest.of(first, after)
+        page = await context.loaders.run(lambda c: audit.list_audit_events(c, context.workspace_id, request))
+        return connection_of(
+            page,
+            [AuditEvent.of(event) for event in page.items],
+            lambda: context.loaders.run(lambda c: count_rows(c, audit_events_table, context.workspace_id)),
+        )

@@ -1,0 +1,47 @@
+"""What every resolver can reach: the caller, the database, per-request loaders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import strawberry
+
+from supportdesk.auth.principal import Principal
+from supportdesk.db import Database
+from supportdesk.domain.audit import Actor
+
+if TYPE_CHECKING:
+    from supportdesk.graphql.loaders import Loaders
+
+
+@dataclass(slots=True)
+class Context:
+    db: Database
+    principal: Principal
+    request_id: str
+    now: datetime
+    client_ip: str | None = None
+    _loaders: Loaders | None = field(default=None, repr=False)
+
+    @property
+    def workspace_id(self) -> str:
+        return self.principal.workspace_id
+
+    @property
+    def actor(self) -> Actor:
+        return Actor("machine_user", self.principal.machine_user_id,
+                     f"{self.principal.machine_user_name} ({self.principal.key_prefix})",
+                     self.client_ip)
+
+    @property
+    def loaders(self) -> Loaders:
+        if self._loaders is None:
+            from supportdesk.graphql.loaders import Loaders
+
+            self._loaders = Loaders(self.db, self.workspace_id)
+        return self._loaders
+
+
+Info = strawberry.Info[Context, None]

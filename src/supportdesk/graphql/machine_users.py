@@ -1,0 +1,117 @@
+"""MachineUser: type, queries, mutations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+
+from supportdesk.db.tables import machine_users as machine_users_table
+from supportdesk.domain import machine_users
+from supportdesk.domain.counting import count_rows
+from supportdesk.domain.pagination import PageRequest
+from supportdesk.graphql.context import Info
+from supportdesk.graphql.errors import MutationError, mutate
+from supportdesk.graphql.node import Node
+from supportdesk.graphql.pagination import Connection, connection_of
+
+if TYPE_CHECKING:
+    from supportdesk.graphql.api_keys import ApiKey
+
+
+@strawberry.type(description="An API principal that keys belong to; one per integrating system.")
+class MachineUser(Node):
+    name: str
+    description: str
+    managed: bool = strawberry.field(description="Created and kept by the service for Settings → API.")
+    created_at: datetime
+    updated_at: datetime
+
+    @strawberry.field
+    async def api_keys(self, info: Info) -> list[Annotated[ApiKey, strawberry.lazy("supportdesk.graphql.api_keys")]] | None:
+        from supportdesk.graphql.api_keys import ApiKey
+
+        keys = await info.context.loaders.keys_of_machine_user.load(self.id)
+        return [ApiKey.of(key, info.context.now) for key in keys]
+
+    @classmethod
+    def of(cls, user: machine_users.MachineUser) -> MachineUser:
+        return cls(
+            id=strawberry.ID(user.id),
+            name=user.name,
+            description=user.description,
+            managed=user.managed,
+            created_at=user.created_at,
+            updated_at=user.updated_at,
+        )
+
+
+@strawberry.input
+class CreateMachineUserInput:
+    name: str
+    description: str | None = None
+
+
+@strawberry.input
+class UpdateMachineUserInput:
+    id: strawberry.ID
+    name: str | None = None
+    description: str | None = None
+
+
+@strawberry.type
+class CreateMachineUserPayload:
+    machine_user: MachineUser | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class UpdateMachineUserPayload:
+    machine_user: MachineUser | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class MachineUserQueries:
+    @strawberry.field(description="The workspace's machine users, oldest first.")
+    async def machine_users(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Connection[MachineUser] | None:
+        context = info.context
+        request = PageRequest.of(first, after)
+        page = await context.loaders.run(
+            lambda c: machine_users.list_machine_users(c, context.workspace_id, request)
+        )
+        return connection_of(
+            page,
+            [MachineUser.of(user) for user in page.items],
+            lambda: context.loaders.run(lambda c: count_rows(c, machine_users_table, context.workspace_id)),
+        )
+
+
+@strawberry.type
+class MachineUserMutations:
+    @strawberry.mutation
+    async def create_machine_user(self, info: Info, input: CreateMachineUserInput) -> CreateMachineUserPayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            user = await machine_users.create_machine_user(
+                context.db, context.actor, context.workspace_id, input.name, input.description
+            )
+            return {"machine_user": MachineUser.of(user)}
+
+        return await mutate(CreateMachineUserPayload, action)
+
+    @strawberry.mutation
+    async def update_machine_user(self, info: Info, input: UpdateMachineUserInput) -> UpdateMachineUserPayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            user = await machine_users.update_machine_user(
+                context.db, context.actor, context.workspace_id, str(input.id), input.name, input.description
+            )
+            return {"machine_user": MachineUser.of(user)}
+
+        return await mutate(UpdateMachineUserPayload, action)

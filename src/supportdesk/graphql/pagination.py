@@ -1,0 +1,57 @@
+"""Relay cursor connections (CONTRACT section 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
+
+import strawberry
+
+from supportdesk.domain.pagination import Page, encode_cursor
+
+NodeT = TypeVar("NodeT")
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+    has_previous_page: bool = False
+    start_cursor: str | None = None
+
+
+@strawberry.type
+class Edge(Generic[NodeT]):
+    cursor: str
+    node: NodeT
+
+
+@strawberry.type
+class Connection(Generic[NodeT]):
+    edges: list[Edge[NodeT]]
+    page_info: PageInfo
+    count: strawberry.Private[Callable[[], Awaitable[int]]]
+
+    @strawberry.field(description="How many items the whole list holds, across pages.")
+    async def total_count(self) -> int:
+        return await self.count()
+
+
+def connection_of(
+    page: Page[object],
+    nodes: Sequence[NodeT],
+    count: Callable[[], Awaitable[int]],
+    cursor_key: Callable[[object], str] | None = None,
+) -> Connection[NodeT]:
+    """Edges for `nodes` (the page's items, converted); cursors from each item's sort key."""
+    key = cursor_key or (lambda item: item.id)  # type: ignore[attr-defined]
+    edges = [Edge(cursor=encode_cursor(key(item)), node=node) for item, node in zip(page.items, nodes, strict=True)]
+    return Connection(
+        edges=edges,
+        page_info=PageInfo(
+            has_next_page=page.has_next,
+            end_cursor=edges[-1].cursor if edges else None,
+            start_cursor=edges[0].cursor if edges else None,
+        ),
+        count=count,
+    )

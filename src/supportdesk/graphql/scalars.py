@@ -1,0 +1,32 @@
+"""Scalars: DateTime as RFC 3339 UTC with milliseconds (CONTRACT section 1)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import strawberry
+
+
+def serialise_datetime(value: datetime) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+def parse_datetime(value: object) -> datetime:
+    if not isinstance(value, str):
+        raise ValueError("DateTime must be an RFC 3339 string, e.g. 2026-11-22T13:45:07.123Z")
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{value!r} is not an RFC 3339 date-time") from None
+    if parsed.tzinfo is None:
+        raise ValueError("DateTime needs a time zone offset, e.g. Z")
+    return parsed.astimezone(UTC)
+
+
+DateTime = strawberry.scalar(
+    datetime,
+    name="DateTime",
+    description="An instant, RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T13:45:07.123Z",
+    serialize=serialise_datetime,
+    parse_value=parse_datetime,
+)

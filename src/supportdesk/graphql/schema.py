@@ -1,0 +1,90 @@
+"""The schema, joined once from each area's queries and mutations, with the permission
+table applied to every guarded field."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from graphql import GraphQLObjectType, GraphQLSchema, default_field_resolver
+from strawberry.schema.config import StrawberryConfig
+
+from supportdesk.auth.permissions import PERMISSIONS, is_allowed
+from supportdesk.domain import api_keys, audit
+from supportdesk.graphql import node_query
+from supportdesk.graphql.api_info import ApiInfoQueries
+from supportdesk.graphql.api_keys import ApiKey, ApiKeyMutations, ApiKeyQueries
+from supportdesk.graphql.audit import AuditEvent, AuditQueries
+from supportdesk.graphql.context import Context
+from supportdesk.graphql.errors import forbidden
+from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
+from supportdesk.graphql.scalars import DateTime
+
+
+@strawberry.type
+class Query(ApiInfoQueries, MachineUserQueries, ApiKeyQueries, AuditQueries, node_query.NodeQueries):
+    pass
+
+
+@strawberry.type
+class Mutation(MachineUserMutations, ApiKeyMutations):
+    pass
+
+
+@node_query.fetches("MachineUser")
+async def _machine_user(context: Context, id: str) -> MachineUser | None:
+    user = await context.loaders.machine_user.load(id)
+    return MachineUser.of(user) if user else None
+
+
+@node_query.fetches("ApiKey")
+async def _api_key(context: Context, id: str) -> ApiKey | None:
+    found = await context.loaders.run(lambda c: api_keys.get_api_keys(c, context.workspace_id, [id]))
+    return ApiKey.of(found[id], context.now) if id in found else None
+
+
+@node_query.fetches("AuditEvent")
+async def _audit_event(context: Context, id: str) -> AuditEvent | None:
+    found = await context.loaders.run(lambda c: audit.get_audit_events(c, context.workspace_id, [id]))
+    return AuditEvent.of(found[id]) if id in found else None
+
+
+def _guarded(resolve: Any, required: frozenset[str]) -> Any:
+    def guarded(source: Any, info: Any, **arguments: Any) -> Any:
+        principal = info.context.principal
+        if not is_allowed(principal, required):
+            raise forbidden(required, principal.is_legacy)
+        return resolve(source, info, **arguments)
+
+    return guarded
+
+
+def root_fields(schema: GraphQLSchema) -> list[str]:
+    roots = [schema.query_type, schema.mutation_type]
+    return [f"{root.name}.{name}" for root in roots if root is not None for name in root.fields]
+
+
+def apply_permissions(schema: GraphQLSchema) -> None:
+    """Wrap every field of the permission table; refuse to start if a root field is missing."""
+    missing = [field for field in root_fields(schema) if field not in PERMISSIONS]
+    if missing:
+        raise RuntimeError(f"Root fields missing from the permission table: {missing}")
+    for coordinate, required in PERMISSIONS.items():
+        type_name, field_name = coordinate.split(".")
+        graphql_type = schema.type_map.get(type_name)
+        if isinstance(graphql_type, GraphQLObjectType) and field_name in graphql_type.fields:
+            field = graphql_type.fields[field_name]
+            field.resolve = _guarded(field.resolve or default_field_resolver, required)
+
+
+def build_schema() -> strawberry.Schema:
+    schema = strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        types=[MachineUser, ApiKey, AuditEvent],
+        scalar_overrides={datetime: DateTime},
+        config=StrawberryConfig(auto_camel_case=True),
+    )
+    apply_permissions(schema._schema)
+    return schema

@@ -1,0 +1,1 @@
+"""HTTP: the GraphQL endpoint, health checks, request ids."""
