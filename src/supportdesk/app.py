@@ -32,7 +32,11 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
 
     app = Starlette(
         routes=[
-            Route("/graphql", endpoint.handle, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+            Route(
+                "/graphql",
+                endpoint.handle,
+                methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+            ),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
         ],

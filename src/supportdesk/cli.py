@@ -48,7 +48,9 @@ def _emit(as_json: bool, data: dict[str, Any], text: str) -> None:
 
 
 database_option = click.option(
-    "--database-url", envvar="SUPPORTDESK_DATABASE_URL", default=None,
+    "--database-url",
+    envvar="SUPPORTDESK_DATABASE_URL",
+    default=None,
     help="Database URL (default: SQLite in ./data/supportdesk.db).",
 )
 
@@ -73,12 +75,19 @@ def migrate(database_url: str | None) -> None:
 @click.option("--admin-password", default=None, help="Generated and printed when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line for scripts.")
 @database_option
-def init(workspace_name: str, admin_email: str, admin_password: str | None, as_json: bool,
-         database_url: str | None) -> None:
+def init(
+    workspace_name: str,
+    admin_email: str,
+    admin_password: str | None,
+    as_json: bool,
+    database_url: str | None,
+) -> None:
     """Migrate, then create a workspace, its org admin and a Full-access key."""
     settings = _settings(database_url)
     upgrade(settings.database_url)
-    made = _run(settings, lambda db: init_workspace(db, workspace_name, admin_email, admin_password))
+    made = _run(
+        settings, lambda db: init_workspace(db, workspace_name, admin_email, admin_password)
+    )
     data = {
         "workspace_id": made.workspace.id,
         "admin_email": made.admin.email,
@@ -86,14 +95,17 @@ def init(workspace_name: str, admin_email: str, admin_password: str | None, as_j
     }
     if admin_password is None:
         data["admin_password"] = made.admin_password
-    text = "\n".join([
-        f"Workspace   {made.workspace.name} ({made.workspace.id})",
-        f"Admin login {made.admin.email} / {made.admin_password}"
-        if admin_password is None else f"Admin login {made.admin.email} (the password you gave)",
-        "Settings    http://127.0.0.1:8000/settings/api",
-        f"API key     {made.key.secret}",
-        "            Full access. Shown once: store it now.",
-    ])
+    text = "\n".join(
+        [
+            f"Workspace   {made.workspace.name} ({made.workspace.id})",
+            f"Admin login {made.admin.email} / {made.admin_password}"
+            if admin_password is None
+            else f"Admin login {made.admin.email} (the password you gave)",
+            "Settings    http://127.0.0.1:8000/settings/api",
+            f"API key     {made.key.secret}",
+            "            Full access. Shown once: store it now.",
+        ]
+    )
     _emit(as_json, data, text)
 
 
@@ -111,8 +123,15 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
     count = workers or os.cpu_count() or 1
     click.echo(f"supportdesk on http://{host}:{port}/graphql ({count} worker{'s' * (count > 1)})")
     uvicorn.run(
-        "supportdesk.app:create_app", factory=True, host=host, port=port, workers=count,
-        loop="uvloop", http="httptools", access_log=False, log_level="warning",
+        "supportdesk.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=count,
+        loop="uvloop",
+        http="httptools",
+        access_log=False,
+        log_level="warning",
     )
 
 
@@ -128,22 +147,37 @@ def keys() -> None:
 @click.option("--legacy", is_flag=True, help="A svc_live_ key whose only scope is issues:create.")
 @click.option("--json", "as_json", is_flag=True)
 @database_option
-def keys_create(workspace_id: str, name: str, scopes: str, legacy: bool, as_json: bool,
-                database_url: str | None) -> None:
+def keys_create(
+    workspace_id: str, name: str, scopes: str, legacy: bool, as_json: bool, database_url: str | None
+) -> None:
     """Create a key for the workspace's managed machine user."""
 
     async def work(db: Database) -> api_keys.CreatedKey:
         async with db.read() as connection:
             owner = await machine_users.managed_machine_user(connection, workspace_id)
         return await api_keys.create_api_key(
-            db, audit.CLI_ACTOR, workspace_id, machine_user_id=owner.id, name=name,
-            scopes=[s for s in scopes.split(",") if s.strip()], legacy=legacy,
+            db,
+            audit.CLI_ACTOR,
+            workspace_id,
+            machine_user_id=owner.id,
+            name=name,
+            scopes=[s for s in scopes.split(",") if s.strip()],
+            legacy=legacy,
         )
 
     created = _run(_settings(database_url), work)
     key = created.api_key
-    data = {"id": key.id, "api_key": created.secret, "key_prefix": key.key_prefix, "scopes": list(key.scopes)}
-    _emit(as_json, data, f"{key.id}  {created.secret}\nscopes: {' '.join(key.scopes)}\nShown once: store it now.")
+    data = {
+        "id": key.id,
+        "api_key": created.secret,
+        "key_prefix": key.key_prefix,
+        "scopes": list(key.scopes),
+    }
+    _emit(
+        as_json,
+        data,
+        f"{key.id}  {created.secret}\nscopes: {' '.join(key.scopes)}\nShown once: store it now.",
+    )
 
 
 @keys.command("revoke")
@@ -175,7 +209,9 @@ def keys_list(workspace_id: str, as_json: bool, database_url: str | None) -> Non
         after: str | None = None
         async with db.read() as connection:
             while True:
-                page = await api_keys.list_api_keys(connection, workspace_id, PageRequest(MAX_PAGE_SIZE, after))
+                page = await api_keys.list_api_keys(
+                    connection, workspace_id, PageRequest(MAX_PAGE_SIZE, after)
+                )
                 found.extend(page.items)
                 if not page.has_next:
                     return found
@@ -186,12 +222,23 @@ def keys_list(workspace_id: str, as_json: bool, database_url: str | None) -> Non
     found = _run(_settings(database_url), work)
     moment = now()
     if as_json:
-        rows = [{"id": k.id, "name": k.name, "key_prefix": k.key_prefix, "scopes": list(k.scopes),
-                 "kind": k.kind, "status": k.status(moment)} for k in found]
+        rows = [
+            {
+                "id": k.id,
+                "name": k.name,
+                "key_prefix": k.key_prefix,
+                "scopes": list(k.scopes),
+                "kind": k.kind,
+                "status": k.status(moment),
+            }
+            for k in found
+        ]
         click.echo(json.dumps(rows))
         return
     for k in found:
-        click.echo(f"{k.id}  {k.key_prefix}…  {k.status(moment):8}  {k.name}  [{' '.join(k.scopes)}]")
+        click.echo(
+            f"{k.id}  {k.key_prefix}…  {k.status(moment):8}  {k.name}  [{' '.join(k.scopes)}]"
+        )
 
 
 if __name__ == "__main__":

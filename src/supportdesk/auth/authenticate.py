@@ -70,11 +70,15 @@ def bearer_secret(authorization: str | None) -> str:
     return secret
 
 
-async def authenticate(db: Database, authorization: str | None, at: datetime) -> tuple[Principal, datetime | None]:
+async def authenticate(
+    db: Database, authorization: str | None, at: datetime
+) -> tuple[Principal, datetime | None]:
     """The principal of an active key, and when the key was last recorded as used."""
     secret = bearer_secret(authorization)
     async with db.read() as connection:
-        row = (await connection.execute(_LOOKUP.where(api_keys.c.secret_hash == hash_secret(secret)))).first()
+        row = (
+            await connection.execute(_LOOKUP.where(api_keys.c.secret_hash == hash_secret(secret)))
+        ).first()
     if row is None:
         raise AuthenticationFailed("invalid")
     if row.revoked_at is not None:
@@ -107,7 +111,10 @@ async def record_last_used(db: Database, principal: Principal, at: datetime) -> 
             .where(
                 api_keys.c.workspace_id == principal.workspace_id,
                 api_keys.c.id == principal.key_id,
-                or_(api_keys.c.last_used_at.is_(None), api_keys.c.last_used_at <= at - LAST_USED_RESOLUTION),
+                or_(
+                    api_keys.c.last_used_at.is_(None),
+                    api_keys.c.last_used_at <= at - LAST_USED_RESOLUTION,
+                ),
             )
             .values(last_used_at=at)
         )

@@ -87,7 +87,7 @@ class Database:
         try:
             async with self.read() as connection:
                 await connection.execute(text("SELECT 1"))
-        except Exception:  # noqa: BLE001 - readiness reports any failure as "not ready"
+        except Exception:
             return False
         return True
 

@@ -27,4 +27,5 @@ class UTCDateTime(TypeDecorator[datetime]):
             return None
         if isinstance(value, str):
             value = datetime.fromisoformat(value)
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        moment: datetime = value
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

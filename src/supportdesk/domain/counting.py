@@ -8,6 +8,12 @@ from sqlalchemy import Table, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 
-async def count_rows(connection: AsyncConnection, table: Table, workspace_id: str, *conditions: Any) -> int:
-    query = select(func.count()).select_from(table).where(table.c.workspace_id == workspace_id, *conditions)
+async def count_rows(
+    connection: AsyncConnection, table: Table, workspace_id: str, *conditions: Any
+) -> int:
+    query = (
+        select(func.count())
+        .select_from(table)
+        .where(table.c.workspace_id == workspace_id, *conditions)
+    )
     return int(await connection.scalar(query) or 0)

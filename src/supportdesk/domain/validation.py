@@ -7,7 +7,9 @@ import re
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError
 
 # Deliberately simple: one @, a dotted domain, no spaces. Deliverability is not our call.
-_EMAIL = re.compile(r"\A[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
+_EMAIL = re.compile(
+    r"\A[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z"
+)
 _DOMAIN_LABEL = re.compile(r"\A[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
 
 

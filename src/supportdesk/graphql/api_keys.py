@@ -95,14 +95,18 @@ class ApiKeyQueries:
         return connection_of(
             page,
             [ApiKey.of(key, context.now) for key in page.items],
-            lambda: context.loaders.run(lambda c: count_rows(c, api_keys_table, context.workspace_id, *conditions)),
+            lambda: context.loaders.run(
+                lambda c: count_rows(c, api_keys_table, context.workspace_id, *conditions)
+            ),
         )
 
 
 @strawberry.type
 class ApiKeyMutations:
     @strawberry.mutation(description="Create a key; its secret is in the payload, once.")
-    async def create_api_key(self, info: Info, input: CreateApiKeyInput) -> CreateApiKeyPayload | None:
+    async def create_api_key(
+        self, info: Info, input: CreateApiKeyInput
+    ) -> CreateApiKeyPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
@@ -125,7 +129,9 @@ class ApiKeyMutations:
         context = info.context
 
         async def action() -> dict[str, object]:
-            key = await api_keys.revoke_api_key(context.db, context.actor, context.workspace_id, str(id))
+            key = await api_keys.revoke_api_key(
+                context.db, context.actor, context.workspace_id, str(id)
+            )
             return {"api_key": ApiKey.of(key, context.now)}
 
         return await mutate(RevokeApiKeyPayload, action)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -39,7 +40,7 @@ class AuditEvent(Node):
             target_type=event.target_type,
             target_id=strawberry.ID(event.target_id),
             ip_address=event.ip_address,
-            data=event.data,
+            data=cast(JSON, event.data),
             created_at=event.created_at,
         )
 
@@ -52,9 +53,13 @@ class AuditQueries:
     ) -> Connection[AuditEvent] | None:
         context = info.context
         request = PageRequest.of(first, after)
-        page = await context.loaders.run(lambda c: audit.list_audit_events(c, context.workspace_id, request))
+        page = await context.loaders.run(
+            lambda c: audit.list_audit_events(c, context.workspace_id, request)
+        )
         return connection_of(
             page,
             [AuditEvent.of(event) for event in page.items],
-            lambda: context.loaders.run(lambda c: count_rows(c, audit_events_table, context.workspace_id)),
+            lambda: context.loaders.run(
+                lambda c: count_rows(c, audit_events_table, context.workspace_id)
+            ),
         )

@@ -31,9 +31,12 @@ class Context:
 
     @property
     def actor(self) -> Actor:
-        return Actor("machine_user", self.principal.machine_user_id,
-                     f"{self.principal.machine_user_name} ({self.principal.key_prefix})",
-                     self.client_ip)
+        return Actor(
+            "machine_user",
+            self.principal.machine_user_id,
+            f"{self.principal.machine_user_name} ({self.principal.key_prefix})",
+            self.client_ip,
+        )
 
     @property
     def loaders(self) -> Loaders:

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import strawberry
-from graphql import GraphQLError
 
+from graphql import GraphQLError
 from supportdesk.domain.errors import DomainError, InvalidArgument
 
 
@@ -18,7 +18,9 @@ class FieldError:
     code: str
 
 
-@strawberry.type(description="Why a mutation did not happen. `code` is one of the contract's codes.")
+@strawberry.type(
+    description="Why a mutation did not happen. `code` is one of the contract's codes."
+)
 class MutationError:
     code: str
     message: str

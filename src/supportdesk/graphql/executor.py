@@ -6,10 +6,15 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
+from inspect import isawaitable
 from typing import Any
+
+from graphql.validation import NoSchemaIntrospectionCustomRule
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from graphql import (
     DocumentNode,
+    ExecutionResult,
     GraphQLError,
     GraphQLSchema,
     OperationDefinitionNode,
@@ -19,9 +24,6 @@ from graphql import (
     specified_rules,
     validate,
 )
-from graphql.validation import NoSchemaIntrospectionCustomRule
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import code_of
 
@@ -50,11 +52,20 @@ class Prepared:
         if name is None and len(self.operations) > 1:
             raise RequestError(
                 "BAD_USER_INPUT",
-                [_error("BAD_USER_INPUT", "The document has several operations: send `operationName`.")],
+                [
+                    _error(
+                        "BAD_USER_INPUT",
+                        "The document has several operations: send `operationName`.",
+                    )
+                ],
             )
-        found = self.operations.get(name) if name is not None else next(iter(self.operations.values()))
+        found = (
+            self.operations.get(name) if name is not None else next(iter(self.operations.values()))
+        )
         if found is None:
-            raise RequestError("BAD_USER_INPUT", [_error("BAD_USER_INPUT", f"Unknown operation {name!r}.")])
+            raise RequestError(
+                "BAD_USER_INPUT", [_error("BAD_USER_INPUT", f"Unknown operation {name!r}.")]
+            )
         return found
 
 
@@ -99,7 +110,8 @@ class Executor:
         errors = validate(self.schema, document, self.rules)
         if errors:
             return RequestError(
-                "GRAPHQL_VALIDATION_FAILED", [_located(e, "GRAPHQL_VALIDATION_FAILED") for e in errors]
+                "GRAPHQL_VALIDATION_FAILED",
+                [_located(e, "GRAPHQL_VALIDATION_FAILED") for e in errors],
             )
         operations = {
             (d.name.value if d.name else None): d
@@ -125,10 +137,13 @@ class Executor:
             executor_class=StrawberryGraphQLCoreExecutionContext,
             max_coercion_errors=20,
         )
-        if not isinstance(result, dict) and hasattr(result, "__await__"):
+        if isawaitable(result):
             result = await result
+        assert isinstance(result, ExecutionResult)
         if result.data is None and result.errors and all(e.path is None for e in result.errors):
-            raise RequestError("BAD_USER_INPUT", [_located(e, "BAD_USER_INPUT") for e in result.errors])
+            raise RequestError(
+                "BAD_USER_INPUT", [_located(e, "BAD_USER_INPUT") for e in result.errors]
+            )
         body: dict[str, Any] = {}
         if result.errors:
             body["errors"] = [self.shape(error, context.request_id) for error in result.errors]
@@ -147,7 +162,9 @@ class Executor:
         else:
             shaped = _error(code, error.message, **extensions)
         if error.locations:
-            shaped["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+            shaped["locations"] = [
+                {"line": loc.line, "column": loc.column} for loc in error.locations
+            ]
         if error.path is not None:
             shaped["path"] = error.path
         return shaped

@@ -24,12 +24,16 @@ if TYPE_CHECKING:
 class MachineUser(Node):
     name: str
     description: str
-    managed: bool = strawberry.field(description="Created and kept by the service for Settings → API.")
+    managed: bool = strawberry.field(
+        description="Created and kept by the service for Settings → API."
+    )
     created_at: datetime
     updated_at: datetime
 
     @strawberry.field
-    async def api_keys(self, info: Info) -> list[Annotated[ApiKey, strawberry.lazy("supportdesk.graphql.api_keys")]] | None:
+    async def api_keys(
+        self, info: Info
+    ) -> list[Annotated[ApiKey, strawberry.lazy("supportdesk.graphql.api_keys")]] | None:
         from supportdesk.graphql.api_keys import ApiKey
 
         keys = await info.context.loaders.keys_of_machine_user.load(self.id)
@@ -86,14 +90,18 @@ class MachineUserQueries:
         return connection_of(
             page,
             [MachineUser.of(user) for user in page.items],
-            lambda: context.loaders.run(lambda c: count_rows(c, machine_users_table, context.workspace_id)),
+            lambda: context.loaders.run(
+                lambda c: count_rows(c, machine_users_table, context.workspace_id)
+            ),
         )
 
 
 @strawberry.type
 class MachineUserMutations:
     @strawberry.mutation
-    async def create_machine_user(self, info: Info, input: CreateMachineUserInput) -> CreateMachineUserPayload | None:
+    async def create_machine_user(
+        self, info: Info, input: CreateMachineUserInput
+    ) -> CreateMachineUserPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
@@ -105,12 +113,19 @@ class MachineUserMutations:
         return await mutate(CreateMachineUserPayload, action)
 
     @strawberry.mutation
-    async def update_machine_user(self, info: Info, input: UpdateMachineUserInput) -> UpdateMachineUserPayload | None:
+    async def update_machine_user(
+        self, info: Info, input: UpdateMachineUserInput
+    ) -> UpdateMachineUserPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
             user = await machine_users.update_machine_user(
-                context.db, context.actor, context.workspace_id, str(input.id), input.name, input.description
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(input.id),
+                input.name,
+                input.description,
             )
             return {"machine_user": MachineUser.of(user)}
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import strawberry
 
 from supportdesk.domain.pagination import Page, encode_cursor
 
 NodeT = TypeVar("NodeT")
+ItemT = TypeVar("ItemT", bound="HasId")
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> str: ...
 
 
 @strawberry.type
@@ -38,14 +44,15 @@ class Connection(Generic[NodeT]):
 
 
 def connection_of(
-    page: Page[object],
+    page: Page[ItemT],
     nodes: Sequence[NodeT],
     count: Callable[[], Awaitable[int]],
-    cursor_key: Callable[[object], str] | None = None,
 ) -> Connection[NodeT]:
-    """Edges for `nodes` (the page's items, converted); cursors from each item's sort key."""
-    key = cursor_key or (lambda item: item.id)  # type: ignore[attr-defined]
-    edges = [Edge(cursor=encode_cursor(key(item)), node=node) for item, node in zip(page.items, nodes, strict=True)]
+    """Edges for `nodes` (the page's items, converted); each cursor holds its item's id."""
+    edges = [
+        Edge(cursor=encode_cursor(item.id), node=node)
+        for item, node in zip(page.items, nodes, strict=True)
+    ]
     return Connection(
         edges=edges,
         page_info=PageInfo(

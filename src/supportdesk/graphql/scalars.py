@@ -8,7 +8,9 @@ import strawberry
 
 
 def serialise_datetime(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return (
+        value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    )
 
 
 def parse_datetime(value: object) -> datetime:
@@ -24,7 +26,6 @@ def parse_datetime(value: object) -> datetime:
 
 
 DateTime = strawberry.scalar(
-    datetime,
     name="DateTime",
     description="An instant, RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T13:45:07.123Z",
     serialize=serialise_datetime,

@@ -7,9 +7,9 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
-from graphql import GraphQLObjectType, GraphQLSchema, default_field_resolver
 from strawberry.schema.config import StrawberryConfig
 
+from graphql import GraphQLObjectType, GraphQLSchema, default_field_resolver
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.domain import api_keys, audit
 from supportdesk.graphql import node_query
@@ -23,7 +23,9 @@ from supportdesk.graphql.scalars import DateTime
 
 
 @strawberry.type
-class Query(ApiInfoQueries, MachineUserQueries, ApiKeyQueries, AuditQueries, node_query.NodeQueries):
+class Query(
+    ApiInfoQueries, MachineUserQueries, ApiKeyQueries, AuditQueries, node_query.NodeQueries
+):
     pass
 
 
@@ -40,13 +42,17 @@ async def _machine_user(context: Context, id: str) -> MachineUser | None:
 
 @node_query.fetches("ApiKey")
 async def _api_key(context: Context, id: str) -> ApiKey | None:
-    found = await context.loaders.run(lambda c: api_keys.get_api_keys(c, context.workspace_id, [id]))
+    found = await context.loaders.run(
+        lambda c: api_keys.get_api_keys(c, context.workspace_id, [id])
+    )
     return ApiKey.of(found[id], context.now) if id in found else None
 
 
 @node_query.fetches("AuditEvent")
 async def _audit_event(context: Context, id: str) -> AuditEvent | None:
-    found = await context.loaders.run(lambda c: audit.get_audit_events(c, context.workspace_id, [id]))
+    found = await context.loaders.run(
+        lambda c: audit.get_audit_events(c, context.workspace_id, [id])
+    )
     return AuditEvent.of(found[id]) if id in found else None
 
 
@@ -83,8 +89,7 @@ def build_schema() -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         types=[MachineUser, ApiKey, AuditEvent],
-        scalar_overrides={datetime: DateTime},
-        config=StrawberryConfig(auto_camel_case=True),
+        config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )
     apply_permissions(schema._schema)
     return schema

@@ -29,8 +29,14 @@ JSON = "application/json"
 
 
 class HttpProblem(Exception):
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None,
-                 **extensions: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        **extensions: Any,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.body = {"errors": [{"message": message, "extensions": {"code": code, **extensions}}]}
@@ -57,9 +63,13 @@ def negotiate(accept: str | None) -> str:
     raise HttpProblem(406, "NOT_ACCEPTABLE", f"Accept {JSON} or {GRAPHQL_RESPONSE}.")
 
 
-def respond(body: Any, status: int, media_type: str, headers: dict[str, str] | None = None) -> Response:
+def respond(
+    body: Any, status: int, media_type: str, headers: dict[str, str] | None = None
+) -> Response:
     return Response(
-        orjson.dumps(body), status_code=status, headers=headers,
+        orjson.dumps(body),
+        status_code=status,
+        headers=headers,
         media_type=f"{media_type}; charset=utf-8",
     )
 
@@ -76,9 +86,15 @@ class GraphQLEndpoint:
         try:
             media_type = negotiate(request.headers.get("accept"))
             if request.method not in ("GET", "POST"):
-                raise HttpProblem(405, "METHOD_NOT_ALLOWED", "Use POST (or GET for queries).",
-                                  {"Allow": "GET, POST"})
-            payload = await (self._read_get(request) if request.method == "GET" else self._read_post(request))
+                raise HttpProblem(
+                    405,
+                    "METHOD_NOT_ALLOWED",
+                    "Use POST (or GET for queries).",
+                    {"Allow": "GET, POST"},
+                )
+            payload = await (
+                self._read_get(request) if request.method == "GET" else self._read_post(request)
+            )
             principal = await self._authenticate(request)
             return await self._execute(request, payload, principal, media_type)
         except HttpProblem as problem:
@@ -88,10 +104,17 @@ class GraphQLEndpoint:
         db = request.app.state.db
         moment = now()
         try:
-            principal, last_used_at = await authenticate(db, request.headers.get("authorization"), moment)
+            principal, last_used_at = await authenticate(
+                db, request.headers.get("authorization"), moment
+            )
         except AuthenticationFailed as failure:
-            raise HttpProblem(401, "UNAUTHENTICATED", str(failure), {"WWW-Authenticate": "Bearer"},
-                              reason=failure.reason) from None
+            raise HttpProblem(
+                401,
+                "UNAUTHENTICATED",
+                str(failure),
+                {"WWW-Authenticate": "Bearer"},
+                reason=failure.reason,
+            ) from None
         if needs_last_used_write(last_used_at, moment) and needs_last_used_write(
             self._last_used_scheduled.get(principal.key_id), moment
         ):
@@ -105,7 +128,9 @@ class GraphQLEndpoint:
     async def _read_post(self, request: Request) -> GraphQLRequest:
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != JSON:
-            raise HttpProblem(415, "UNSUPPORTED_MEDIA_TYPE", "Send the request as application/json.")
+            raise HttpProblem(
+                415, "UNSUPPORTED_MEDIA_TYPE", "Send the request as application/json."
+            )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             raise self._too_large()
@@ -119,7 +144,9 @@ class GraphQLEndpoint:
         except orjson.JSONDecodeError:
             raise HttpProblem(400, "BAD_REQUEST", "The body is not valid JSON.") from None
         if isinstance(data, list):
-            raise HttpProblem(400, "BAD_REQUEST", "Batched requests are not supported; send one object.")
+            raise HttpProblem(
+                400, "BAD_REQUEST", "Batched requests are not supported; send one object."
+            )
         if not isinstance(data, dict):
             raise HttpProblem(400, "BAD_REQUEST", "The body must be a JSON object with `query`.")
         return _graphql_request(data.get("query"), data.get("variables"), data.get("operationName"))
@@ -135,7 +162,9 @@ class GraphQLEndpoint:
         return _graphql_request(params.get("query"), variables or None, params.get("operationName"))
 
     def _too_large(self) -> HttpProblem:
-        return HttpProblem(413, "PAYLOAD_TOO_LARGE", f"The body is over {self.max_body_bytes} bytes.")
+        return HttpProblem(
+            413, "PAYLOAD_TOO_LARGE", f"The body is over {self.max_body_bytes} bytes."
+        )
 
     async def _execute(
         self, request: Request, payload: GraphQLRequest, principal: Principal, media_type: str
@@ -152,17 +181,25 @@ class GraphQLEndpoint:
             prepared = self.executor.prepare(payload.query)
             operation = prepared.operation(payload.operation_name)
             if request.method == "GET" and is_mutation(operation):
-                raise HttpProblem(405, "METHOD_NOT_ALLOWED", "Mutations must be sent with POST.",
-                                  {"Allow": "POST"})
+                raise HttpProblem(
+                    405,
+                    "METHOD_NOT_ALLOWED",
+                    "Mutations must be sent with POST.",
+                    {"Allow": "POST"},
+                )
             body = await self.executor.run(prepared, operation, payload.variables, context)
         except RequestError as error:
-            status = error.status if error.code not in _SPEC_REQUEST_ERRORS else request_error_status
+            status = (
+                error.status if error.code not in _SPEC_REQUEST_ERRORS else request_error_status
+            )
             return respond({"errors": error.errors}, status, media_type)
         return respond(body, 200, media_type)
 
 
 # Errors the GraphQL-over-HTTP spec answers with 200 under application/json.
-_SPEC_REQUEST_ERRORS = frozenset({"GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "BAD_USER_INPUT"})
+_SPEC_REQUEST_ERRORS = frozenset(
+    {"GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "BAD_USER_INPUT"}
+)
 
 
 def _graphql_request(query: Any, variables: Any, operation_name: Any) -> GraphQLRequest:

@@ -13,5 +13,7 @@ async def healthz(request: Request) -> JSONResponse:
 async def readyz(request: Request) -> JSONResponse:
     database_ok = await request.app.state.db.ping()
     checks = {"database": "ok" if database_ok else "unavailable"}
-    return JSONResponse({"status": "ok" if database_ok else "unavailable", "checks": checks},
-                        status_code=200 if database_ok else 503)
+    return JSONResponse(
+        {"status": "ok" if database_ok else "unavailable", "checks": checks},
+        status_code=200 if database_ok else 503,
+    )

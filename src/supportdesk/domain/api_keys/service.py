@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import RowMapping, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth import keys as key_format
@@ -67,8 +67,8 @@ _COLUMNS = (
 )
 
 
-def _from_row(row: dict[str, object] | object) -> ApiKey:
-    values = dict(row)  # type: ignore[call-overload]
+def _from_row(row: RowMapping) -> ApiKey:
+    values = dict(row)
     values["scopes"] = tuple(str(values["scopes"]).split())
     return ApiKey(**values)
 
@@ -106,8 +106,17 @@ async def insert_api_key(
     moment = now()
     secret = key_format.generate_secret(kind)
     key = ApiKey(
-        new_id("ApiKey", moment), workspace_id, machine_user_id, name,
-        key_format.key_prefix(secret), scopes, kind, moment, None, expires_at, None,
+        new_id("ApiKey", moment),
+        workspace_id,
+        machine_user_id,
+        name,
+        key_format.key_prefix(secret),
+        scopes,
+        kind,
+        moment,
+        None,
+        expires_at,
+        None,
     )
     await connection.execute(
         insert(api_keys).values(
@@ -161,36 +170,55 @@ async def create_api_key(
         if owner is None:
             raise not_found("Machine user")
         created = await insert_api_key(
-            connection, workspace_id, machine_user_id, clean_name, granted,
-            kind="legacy" if legacy else "standard", expires_at=expires_at,
+            connection,
+            workspace_id,
+            machine_user_id,
+            clean_name,
+            granted,
+            kind="legacy" if legacy else "standard",
+            expires_at=expires_at,
         )
         await audit.record(
-            connection, workspace_id, actor, "api_key.created", ("ApiKey", created.api_key.id),
+            connection,
+            workspace_id,
+            actor,
+            "api_key.created",
+            ("ApiKey", created.api_key.id),
             {"name": clean_name, "scopes": list(granted), "key_prefix": created.api_key.key_prefix},
         )
     return created
 
 
-async def revoke_api_key(db: Database, actor: audit.Actor, workspace_id: str, key_id: str) -> ApiKey:
+async def revoke_api_key(
+    db: Database, actor: audit.Actor, workspace_id: str, key_id: str
+) -> ApiKey:
     """Revoke now; revoking a revoked key succeeds and changes nothing."""
     if not is_id_of(key_id, "ApiKey"):
         raise not_found("API key")
     async with db.transaction() as connection:
         row = (
-            await connection.execute(
-                update(api_keys)
-                .where(
-                    api_keys.c.workspace_id == workspace_id,
-                    api_keys.c.id == key_id,
-                    api_keys.c.revoked_at.is_(None),
+            (
+                await connection.execute(
+                    update(api_keys)
+                    .where(
+                        api_keys.c.workspace_id == workspace_id,
+                        api_keys.c.id == key_id,
+                        api_keys.c.revoked_at.is_(None),
+                    )
+                    .values(revoked_at=now())
+                    .returning(*_COLUMNS)
                 )
-                .values(revoked_at=now())
-                .returning(*_COLUMNS)
             )
-        ).mappings().first()
+            .mappings()
+            .first()
+        )
         if row is not None:
             await audit.record(
-                connection, workspace_id, actor, "api_key.revoked", ("ApiKey", key_id),
+                connection,
+                workspace_id,
+                actor,
+                "api_key.revoked",
+                ("ApiKey", key_id),
                 {"key_prefix": row["key_prefix"]},
             )
             return _from_row(row)
@@ -201,14 +229,21 @@ async def revoke_api_key(db: Database, actor: audit.Actor, workspace_id: str, ke
 
 
 async def list_api_keys(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest, machine_user_id: str | None = None
+    connection: AsyncConnection,
+    workspace_id: str,
+    page: PageRequest,
+    machine_user_id: str | None = None,
 ) -> Page[ApiKey]:
     query = select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id)
     if machine_user_id is not None:
         query = query.where(api_keys.c.machine_user_id == machine_user_id)
     if page.after:
         query = query.where(api_keys.c.id > page.after)
-    rows = (await connection.execute(query.order_by(api_keys.c.id).limit(page.first + 1))).mappings().all()
+    rows = (
+        (await connection.execute(query.order_by(api_keys.c.id).limit(page.first + 1)))
+        .mappings()
+        .all()
+    )
     return page_of([_from_row(row) for row in rows], page.first)
 
 
@@ -216,10 +251,16 @@ async def get_api_keys(
     connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, ApiKey]:
     rows = (
-        await connection.execute(
-            select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id, api_keys.c.id.in_(ids))
+        (
+            await connection.execute(
+                select(*_COLUMNS).where(
+                    api_keys.c.workspace_id == workspace_id, api_keys.c.id.in_(ids)
+                )
+            )
         )
-    ).mappings().all()
+        .mappings()
+        .all()
+    )
     return {row["id"]: _from_row(row) for row in rows}
 
 
@@ -228,12 +269,19 @@ async def keys_of_machine_users(
 ) -> dict[str, list[ApiKey]]:
     """Every key of each machine user, oldest first, in one statement."""
     rows = (
-        await connection.execute(
-            select(*_COLUMNS)
-            .where(api_keys.c.workspace_id == workspace_id, api_keys.c.machine_user_id.in_(machine_user_ids))
-            .order_by(api_keys.c.id)
+        (
+            await connection.execute(
+                select(*_COLUMNS)
+                .where(
+                    api_keys.c.workspace_id == workspace_id,
+                    api_keys.c.machine_user_id.in_(machine_user_ids),
+                )
+                .order_by(api_keys.c.id)
+            )
         )
-    ).mappings().all()
+        .mappings()
+        .all()
+    )
     grouped: dict[str, list[ApiKey]] = defaultdict(list)
     for row in rows:
         grouped[row["machine_user_id"]].append(_from_row(row))
@@ -244,7 +292,9 @@ async def workspace_of_key(connection: AsyncConnection, key_id: str) -> str:
     """The workspace a key belongs to (the operator's CLI works across workspaces)."""
     workspace_id = None
     if is_id_of(key_id, "ApiKey"):
-        workspace_id = await connection.scalar(select(api_keys.c.workspace_id).where(api_keys.c.id == key_id))
+        workspace_id = await connection.scalar(
+            select(api_keys.c.workspace_id).where(api_keys.c.id == key_id)
+        )
     if workspace_id is None:
         raise not_found("API key")
     return str(workspace_id)

@@ -85,5 +85,9 @@ async def list_audit_events(
 async def get_audit_events(
     connection: AsyncConnection, workspace_id: str, ids: list[str]
 ) -> dict[str, AuditEvent]:
-    query = select(audit_events).where(audit_events.c.workspace_id == workspace_id, audit_events.c.id.in_(ids))
-    return {row["id"]: AuditEvent(**row) for row in (await connection.execute(query)).mappings().all()}
+    query = select(audit_events).where(
+        audit_events.c.workspace_id == workspace_id, audit_events.c.id.in_(ids)
+    )
+    return {
+        row["id"]: AuditEvent(**row) for row in (await connection.execute(query)).mappings().all()
+    }

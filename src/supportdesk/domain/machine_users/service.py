@@ -45,7 +45,9 @@ _COLUMNS = (
 )
 
 
-def _validated(name: str | None, description: str | None, *, creating: bool) -> tuple[str | None, str | None]:
+def _validated(
+    name: str | None, description: str | None, *, creating: bool
+) -> tuple[str | None, str | None]:
     check = Validator()
     clean_name = check.text("name", name, 100, required=creating or name is not None)
     clean_description = check.text("description", description, 500, required=False)
@@ -66,7 +68,9 @@ async def insert_machine_user(
     managed: bool,
 ) -> MachineUser:
     moment = now()
-    user = MachineUser(new_id("MachineUser", moment), workspace_id, name, description, managed, moment, moment)
+    user = MachineUser(
+        new_id("MachineUser", moment), workspace_id, name, description, managed, moment, moment
+    )
     await connection.execute(
         insert(machine_users).values(
             workspace_id=workspace_id,
@@ -94,7 +98,11 @@ async def create_machine_user(
                 connection, workspace_id, clean_name, clean_description or "", managed=False
             )
             await audit.record(
-                connection, workspace_id, actor, "machine_user.created", ("MachineUser", user.id),
+                connection,
+                workspace_id,
+                actor,
+                "machine_user.created",
+                ("MachineUser", user.id),
                 {"name": clean_name},
             )
     except IntegrityError:
@@ -122,18 +130,33 @@ async def update_machine_user(
     try:
         async with db.transaction() as connection:
             row = (
-                await connection.execute(
-                    update(machine_users)
-                    .where(machine_users.c.workspace_id == workspace_id, machine_users.c.id == machine_user_id)
-                    .values(**changes)
-                    .returning(*_COLUMNS)
+                (
+                    await connection.execute(
+                        update(machine_users)
+                        .where(
+                            machine_users.c.workspace_id == workspace_id,
+                            machine_users.c.id == machine_user_id,
+                        )
+                        .values(**changes)
+                        .returning(*_COLUMNS)
+                    )
                 )
-            ).mappings().first()
+                .mappings()
+                .first()
+            )
             if row is None:
                 raise not_found("Machine user")
             await audit.record(
-                connection, workspace_id, actor, "machine_user.updated", ("MachineUser", machine_user_id),
-                {key: value for key, value in (("name", clean_name), ("description", clean_description)) if value is not None},
+                connection,
+                workspace_id,
+                actor,
+                "machine_user.updated",
+                ("MachineUser", machine_user_id),
+                {
+                    key: value
+                    for key, value in (("name", clean_name), ("description", clean_description))
+                    if value is not None
+                },
             )
     except IntegrityError:
         raise _already_exists(clean_name or "") from None
@@ -146,7 +169,11 @@ async def list_machine_users(
     query = select(*_COLUMNS).where(machine_users.c.workspace_id == workspace_id)
     if page.after:
         query = query.where(machine_users.c.id > page.after)
-    rows = (await connection.execute(query.order_by(machine_users.c.id).limit(page.first + 1))).mappings().all()
+    rows = (
+        (await connection.execute(query.order_by(machine_users.c.id).limit(page.first + 1)))
+        .mappings()
+        .all()
+    )
     return page_of([MachineUser(**row) for row in rows], page.first)
 
 
@@ -154,23 +181,35 @@ async def get_machine_users(
     connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, MachineUser]:
     rows = (
-        await connection.execute(
-            select(*_COLUMNS).where(machine_users.c.workspace_id == workspace_id, machine_users.c.id.in_(ids))
+        (
+            await connection.execute(
+                select(*_COLUMNS).where(
+                    machine_users.c.workspace_id == workspace_id, machine_users.c.id.in_(ids)
+                )
+            )
         )
-    ).mappings().all()
+        .mappings()
+        .all()
+    )
     return {row["id"]: MachineUser(**row) for row in rows}
 
 
 async def managed_machine_user(connection: AsyncConnection, workspace_id: str) -> MachineUser:
     """The principal the service keeps for keys made without choosing one (seed section 5.5)."""
     row = (
-        await connection.execute(
-            select(*_COLUMNS)
-            .where(machine_users.c.workspace_id == workspace_id, machine_users.c.managed.is_(True))
-            .order_by(machine_users.c.id)
-            .limit(1)
+        (
+            await connection.execute(
+                select(*_COLUMNS)
+                .where(
+                    machine_users.c.workspace_id == workspace_id, machine_users.c.managed.is_(True)
+                )
+                .order_by(machine_users.c.id)
+                .limit(1)
+            )
         )
-    ).mappings().first()
+        .mappings()
+        .first()
+    )
     if row is None:
         raise not_found("Managed machine user")
     return MachineUser(**row)

@@ -87,7 +87,11 @@ async def init_workspace(
             connection, workspace.id, managed.id, "Initial full-access key", PRESETS["full_access"]
         )
         await audit.record(
-            connection, workspace.id, audit.CLI_ACTOR, "api_key.created", ("ApiKey", key.api_key.id),
+            connection,
+            workspace.id,
+            audit.CLI_ACTOR,
+            "api_key.created",
+            ("ApiKey", key.api_key.id),
             {"name": key.api_key.name, "scopes": list(key.api_key.scopes)},
         )
     return InitialisedWorkspace(workspace, admin, password, key)
@@ -95,12 +99,16 @@ async def init_workspace(
 
 async def get_workspace(connection: AsyncConnection, workspace_id: str) -> Workspace:
     row = (
-        await connection.execute(
-            select(workspaces.c.id, workspaces.c.name, workspaces.c.created_at).where(
-                workspaces.c.id == workspace_id
+        (
+            await connection.execute(
+                select(workspaces.c.id, workspaces.c.name, workspaces.c.created_at).where(
+                    workspaces.c.id == workspace_id
+                )
             )
         )
-    ).mappings().first()
+        .mappings()
+        .first()
+    )
     if row is None:
         raise not_found("Workspace")
     return Workspace(**row)

@@ -1,0 +1,121 @@
+"""Fixtures: every storage test runs on SQLite and on PostgreSQL, through a real server.
+
+Tests are isolated by workspace: each test gets a workspace of its own, and nothing
+crosses workspaces, so tests share one server and database per backend.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from supportdesk.domain import api_keys, audit, machine_users
+from supportdesk.domain.workspaces import InitialisedWorkspace, init_workspace
+from tests.client import GraphQLClient
+from tests.servers import (
+    IN_CI,
+    RunningServer,
+    create_postgres_database,
+    drop_postgres_database,
+)
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def sqlite_url() -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="supportdesk-test-") as folder:
+        yield f"sqlite+aiosqlite:///{Path(folder) / 'test.db'}"
+
+
+@pytest.fixture(scope="session")
+def postgresql_url() -> Iterator[str]:
+    try:
+        url = create_postgres_database()
+    except (OSError, Exception) as error:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required in CI and was not reachable: {error}")
+        pytest.skip(f"PostgreSQL not reachable ({error}); set SUPPORTDESK_TEST_POSTGRES_URL")
+    yield url
+    drop_postgres_database(url)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def server(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
+    """A running server on each backend in turn."""
+    url = request.getfixturevalue(f"{request.param}_url")
+    running = RunningServer(request.param, url).start()
+    yield running
+    running.stop()
+
+
+@dataclass
+class WorkspaceFixture:
+    server: RunningServer
+    made: InitialisedWorkspace
+
+    @property
+    def id(self) -> str:
+        return self.made.workspace.id
+
+    @property
+    def key(self) -> str:
+        return self.made.key.secret
+
+    @property
+    def admin_email(self) -> str:
+        return self.made.admin.email
+
+    @property
+    def admin_password(self) -> str:
+        return self.made.admin_password
+
+    def client(self, key: str | None = None) -> GraphQLClient:
+        return GraphQLClient(self.server.base_url, key or self.key)
+
+    def create_key(self, scopes: list[str], *, legacy: bool = False, name: str = "test key") -> str:
+        """A key of the managed machine user, made the way the CLI makes it."""
+
+        async def make() -> str:
+            async with self.server.db.read() as connection:
+                owner = await machine_users.managed_machine_user(connection, self.id)
+            created = await api_keys.create_api_key(
+                self.server.db,
+                audit.CLI_ACTOR,
+                self.id,
+                machine_user_id=owner.id,
+                name=name,
+                scopes=scopes,
+                legacy=legacy,
+            )
+            return created.secret
+
+        return self.server.call(make())
+
+
+def make_workspace(server: RunningServer, name: str = "Test workspace") -> WorkspaceFixture:
+    made = server.call(
+        init_workspace(server.db, name, "admin@example.com", "correct horse battery")
+    )
+    return WorkspaceFixture(server, made)
+
+
+@pytest.fixture
+def workspace(server: RunningServer) -> WorkspaceFixture:
+    """A fresh workspace with an org admin and a Full-access key."""
+    return make_workspace(server)
+
+
+@pytest.fixture
+def other_workspace(server: RunningServer) -> WorkspaceFixture:
+    return make_workspace(server, "Other workspace")
+
+
+@pytest.fixture
+def api(workspace: WorkspaceFixture) -> GraphQLClient:
+    """A GraphQL client with the workspace's Full-access key."""
+    return workspace.client()

@@ -1,0 +1,113 @@
+"""Real databases and a real HTTP server per backend, shared by the test session."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import asyncpg
+import uvicorn
+from sqlalchemy import event
+
+from supportdesk.app import create_app
+from supportdesk.config import Settings
+from supportdesk.db import Database
+from supportdesk.db.migrate import upgrade
+
+T = TypeVar("T")
+POSTGRES_ADMIN_URL = os.environ.get(
+    "SUPPORTDESK_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+async def _postgres(statement: str) -> None:
+    connection = await asyncpg.connect(POSTGRES_ADMIN_URL, timeout=5)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+def create_postgres_database() -> str:
+    """A fresh database for this test session; raises OSError when PostgreSQL is away."""
+    name = f"supportdesk_test_{secrets.token_hex(4)}"
+    asyncio.run(_postgres(f'CREATE DATABASE "{name}"'))
+    base = POSTGRES_ADMIN_URL.rsplit("/", 1)[0]
+    return f"{base}/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    name = url.rsplit("/", 1)[1]
+    asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@dataclass
+class StatementCounter:
+    """Counts SQL statements the server runs (all of its engines)."""
+
+    count: int = 0
+    statements: list[str] = field(default_factory=list)
+
+    def attach(self, db: Database) -> None:
+        for engine in db.engines:
+            event.listen(engine.sync_engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        self.count += 1
+        self.statements.append(statement)
+
+    def reset(self) -> None:
+        self.count = 0
+        self.statements.clear()
+
+
+class RunningServer:
+    """uvicorn serving create_app() in a thread, on its own event loop and a free port."""
+
+    def __init__(self, backend: str, database_url: str, **settings: Any) -> None:
+        self.backend = backend
+        self.database_url = database_url
+        self.settings = Settings(database_url=database_url, **settings)
+        upgrade(self.settings.database_url)
+        self.db = Database(self.settings.database_url, self.settings.db_pool_size)
+        self.app = create_app(self.settings, self.db)
+        self.statements = StatementCounter()
+        self.statements.attach(self.db)
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        self.port = self._socket.getsockname()[1]
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", access_log=False)
+        self._server = uvicorn.Server(config)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._server.serve(sockets=[self._socket]))
+
+    def start(self) -> RunningServer:
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+        return self
+
+    def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the server's loop (its database pool lives there)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=30)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=15)
