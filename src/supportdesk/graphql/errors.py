@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import strawberry
-
 from graphql import GraphQLError
+
 from supportdesk.domain.errors import DomainError, InvalidArgument
 
 

@@ -9,9 +9,6 @@ from dataclasses import dataclass
 from inspect import isawaitable
 from typing import Any
 
-from graphql.validation import NoSchemaIntrospectionCustomRule
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -24,6 +21,9 @@ from graphql import (
     specified_rules,
     validate,
 )
+from graphql.validation import NoSchemaIntrospectionCustomRule
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import code_of
 

@@ -10,7 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry.dataloader import DataLoader
 
 from supportdesk.db import Database
-from supportdesk.domain import api_keys, machine_users
+from supportdesk.domain import api_keys, contacts, issues, machine_users
+from supportdesk.domain.pagination import Page, PageRequest
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -22,6 +23,27 @@ class Loaders:
         self.workspace_id = workspace_id
         self.machine_user = self._by_key(machine_users.get_machine_users)
         self.keys_of_machine_user = self._by_key(api_keys.keys_of_machine_users, default=list)
+        self.issue = self._by_key(issues.get_issues)
+        self.contact = self._by_key(contacts.get_contacts)
+        self.messages: DataLoader[tuple[str, PageRequest], Page[issues.Message]] = DataLoader(
+            load_fn=self._load_messages
+        )
+
+    async def _load_messages(
+        self, keys: list[tuple[str, PageRequest]]
+    ) -> list[Page[issues.Message]]:
+        """One statement per distinct page request (usually one for the whole list)."""
+        by_request: dict[PageRequest, list[str]] = {}
+        for issue_id, request in keys:
+            by_request.setdefault(request, []).append(issue_id)
+        pages: dict[tuple[str, PageRequest], Page[issues.Message]] = {}
+        async with self.db.read() as connection:
+            for request, issue_ids in by_request.items():
+                found = await issues.messages_of_issues(
+                    connection, self.workspace_id, issue_ids, request
+                )
+                pages.update({(issue_id, request): page for issue_id, page in found.items()})
+        return [pages[key] for key in keys]
 
     def _by_key(
         self,

@@ -7,31 +7,56 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
+from graphql import GraphQLObjectType, GraphQLSchema, default_field_resolver
 from strawberry.schema.config import StrawberryConfig
 
-from graphql import GraphQLObjectType, GraphQLSchema, default_field_resolver
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
-from supportdesk.domain import api_keys, audit
+from supportdesk.domain import api_keys, audit, issues
 from supportdesk.graphql import node_query
 from supportdesk.graphql.api_info import ApiInfoQueries
 from supportdesk.graphql.api_keys import ApiKey, ApiKeyMutations, ApiKeyQueries
 from supportdesk.graphql.audit import AuditEvent, AuditQueries
+from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import forbidden
+from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
 from supportdesk.graphql.scalars import DateTime
 
 
 @strawberry.type
 class Query(
-    ApiInfoQueries, MachineUserQueries, ApiKeyQueries, AuditQueries, node_query.NodeQueries
+    ApiInfoQueries,
+    IssueQueries,
+    MachineUserQueries,
+    ApiKeyQueries,
+    AuditQueries,
+    node_query.NodeQueries,
 ):
     pass
 
 
 @strawberry.type
-class Mutation(MachineUserMutations, ApiKeyMutations):
+class Mutation(IssueMutations, MachineUserMutations, ApiKeyMutations):
     pass
+
+
+@node_query.fetches("Issue")
+async def _issue(context: Context, id: str) -> Issue | None:
+    found = await context.loaders.issue.load(id)
+    return Issue.of(found) if found else None
+
+
+@node_query.fetches("Message")
+async def _message(context: Context, id: str) -> Message | None:
+    found = await context.loaders.run(lambda c: issues.get_messages(c, context.workspace_id, [id]))
+    return Message.of(found[id]) if id in found else None
+
+
+@node_query.fetches("Contact")
+async def _contact(context: Context, id: str) -> Contact | None:
+    found = await context.loaders.contact.load(id)
+    return Contact.of(found) if found else None
 
 
 @node_query.fetches("MachineUser")
@@ -88,7 +113,7 @@ def build_schema() -> strawberry.Schema:
     schema = strawberry.Schema(
         query=Query,
         mutation=Mutation,
-        types=[MachineUser, ApiKey, AuditEvent],
+        types=[MachineUser, ApiKey, AuditEvent, Issue, Message, Contact],
         config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )
     apply_permissions(schema._schema)

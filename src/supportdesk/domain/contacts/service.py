@@ -1,0 +1,93 @@
+"""Reading contacts, and the requester upsert that createIssue relies on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import accounts, contacts
+from supportdesk.domain.clock import now
+from supportdesk.domain.ids import new_id
+
+
+@dataclass(frozen=True, slots=True)
+class Contact:
+    id: str
+    workspace_id: str
+    email: str
+    name: str | None
+    account_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+CONTACT_COLUMNS = (
+    contacts.c.id,
+    contacts.c.workspace_id,
+    contacts.c.email,
+    contacts.c.name,
+    contacts.c.account_id,
+    contacts.c.created_at,
+    contacts.c.updated_at,
+)
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def email_domain(email: str) -> str:
+    return email.rsplit("@", 1)[-1].lower()
+
+
+def account_for_domain(workspace_id: str, domain: str):  # type: ignore[no-untyped-def]
+    """A scalar subquery: the account whose domain equals `domain`, if any."""
+    return (
+        select(accounts.c.id)
+        .where(accounts.c.workspace_id == workspace_id, accounts.c.domain == domain)
+        .scalar_subquery()
+    )
+
+
+async def upsert_requester(
+    connection: AsyncConnection, workspace_id: str, email: str, name: str | None
+) -> str:
+    """The id of the workspace's contact with this e-mail (any case), created when new and
+    linked to the account of its e-mail's domain. One statement, safe under concurrency."""
+    moment = now()
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(contacts).values(
+        workspace_id=workspace_id,
+        id=new_id("Contact", moment),
+        email=email,
+        email_normalized=normalise_email(email),
+        name=name,
+        account_id=account_for_domain(workspace_id, email_domain(email)),
+        created_at=moment,
+        updated_at=moment,
+    )
+    # On a known e-mail the update changes nothing but a missing name; it makes RETURNING
+    # give the existing row's id in the same statement.
+    statement = statement.on_conflict_do_update(
+        index_elements=[contacts.c.workspace_id, contacts.c.email_normalized],
+        set_={"name": func.coalesce(contacts.c.name, statement.excluded.name)},
+    ).returning(contacts.c.id)
+    return str((await connection.execute(statement)).scalar_one())
+
+
+async def get_contacts(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, Contact]:
+    rows = (
+        await connection.execute(
+            select(*CONTACT_COLUMNS).where(
+                contacts.c.workspace_id == workspace_id, contacts.c.id.in_(ids)
+            )
+        )
+    ).mappings()
+    return {row["id"]: Contact(**row) for row in rows}

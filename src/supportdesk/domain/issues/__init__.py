@@ -1,0 +1,28 @@
+"""Issues (support tickets): numbered per workspace, with a status, a priority and a thread."""
+
+from supportdesk.domain.issues.actions import NewIssue, create_issue, reply_to_issue, update_issue
+from supportdesk.domain.issues.models import Issue, IssueFilter, Message
+from supportdesk.domain.issues.queries import (
+    count_issues,
+    get_issue_by_number,
+    get_issues,
+    get_messages,
+    list_issues,
+    messages_of_issues,
+)
+
+__all__ = [
+    "Issue",
+    "IssueFilter",
+    "Message",
+    "NewIssue",
+    "count_issues",
+    "create_issue",
+    "get_issue_by_number",
+    "get_issues",
+    "get_messages",
+    "list_issues",
+    "messages_of_issues",
+    "reply_to_issue",
+    "update_issue",
+]

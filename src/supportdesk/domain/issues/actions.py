@@ -1,0 +1,242 @@
+"""The writers of issues: create, update, reply. Each is one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db import Database
+from supportdesk.db.tables import issues, messages, workspaces
+from supportdesk.domain.audit import Actor
+from supportdesk.domain.clock import now
+from supportdesk.domain.contacts import upsert_requester
+from supportdesk.domain.errors import FieldCode, not_found
+from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, Message, issue_of
+from supportdesk.domain.issues.workflow import (
+    DEFAULT_PRIORITY,
+    INITIAL_STATUS,
+    PRIORITIES,
+    STATUSES,
+    check_transition,
+    ensure_open_for_changes,
+)
+from supportdesk.domain.validation import Validator
+
+MAX_SUBJECT = 255
+MAX_BODY = 65_536
+MAX_NAME = 200
+
+
+@dataclass(frozen=True, slots=True)
+class NewIssue:
+    subject: str | None
+    body: str | None
+    requester_email: str | None
+    requester_name: str | None = None
+    priority: str | None = None
+
+
+def _priority(check: Validator, value: str | None) -> str | None:
+    if value is None:
+        return None
+    cleaned = value.strip().lower()
+    if cleaned not in PRIORITIES:
+        check.fail("priority", FieldCode.INVALID)
+    return cleaned
+
+
+def _status(check: Validator, value: str | None) -> str | None:
+    if value is None:
+        return None
+    cleaned = value.strip().lower()
+    if cleaned not in STATUSES:
+        check.fail("status", FieldCode.INVALID)
+    return cleaned
+
+
+def _body(check: Validator, value: str | None) -> str:
+    if value is None or not value.strip():
+        check.fail("body", FieldCode.REQUIRED)
+        return ""
+    if len(value) > MAX_BODY:
+        check.fail("body", FieldCode.TOO_LONG)
+    return value
+
+
+async def _next_ticket_number(connection: AsyncConnection, workspace_id: str) -> int:
+    """Moves the workspace's counter inside the caller's transaction: a rollback gives the
+    number back, and the row lock makes concurrent creators take turns."""
+    result = await connection.execute(
+        update(workspaces)
+        .where(workspaces.c.id == workspace_id)
+        .values(last_ticket_number=workspaces.c.last_ticket_number + 1)
+        .returning(workspaces.c.last_ticket_number)
+    )
+    return int(result.scalar_one())
+
+
+async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
+    """Open an issue for a requester (a contact, created when new); its body is the first
+    message. The ticket number is the workspace's next, gap-free."""
+    check = Validator()
+    subject = check.text("subject", new.subject, MAX_SUBJECT, required=True)
+    body = _body(check, new.body)
+    email = check.email("requesterEmail", new.requester_email, required=True)
+    name = check.text("requesterName", new.requester_name, MAX_NAME, required=False)
+    priority = _priority(check, new.priority) or DEFAULT_PRIORITY
+    check.check()
+    assert subject is not None
+    assert email is not None
+    moment = now()
+    issue_id = new_id("Issue", moment)
+    async with db.transaction() as connection:
+        requester_id = await upsert_requester(connection, workspace_id, email, name)
+        number = await _next_ticket_number(connection, workspace_id)
+        await connection.execute(
+            insert(issues).values(
+                workspace_id=workspace_id,
+                id=issue_id,
+                ticket_number=number,
+                subject=subject,
+                status=INITIAL_STATUS,
+                priority=priority,
+                requester_id=requester_id,
+                message_count=1,
+                created_at=moment,
+                updated_at=moment,
+            )
+        )
+        await connection.execute(
+            insert(messages).values(
+                workspace_id=workspace_id,
+                id=new_id("Message", moment),
+                issue_id=issue_id,
+                sender_name=name or email,
+                body=body,
+                author_type="contact",
+                author_id=requester_id,
+                created_at=moment,
+            )
+        )
+    return Issue(
+        issue_id,
+        workspace_id,
+        number,
+        subject,
+        INITIAL_STATUS,
+        priority,
+        requester_id,
+        1,
+        moment,
+        moment,
+    )
+
+
+async def _locked_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
+    if not is_id_of(issue_id, "Issue"):
+        raise not_found("Issue")
+    query = select(*ISSUE_COLUMNS).where(
+        issues.c.workspace_id == workspace_id, issues.c.id == issue_id
+    )
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = (await connection.execute(query)).mappings().first()
+    if row is None:
+        raise not_found("Issue")
+    return issue_of(row)
+
+
+async def _save(connection: AsyncConnection, issue: Issue, **changes: object) -> Issue:
+    row = (
+        (
+            await connection.execute(
+                update(issues)
+                .where(issues.c.workspace_id == issue.workspace_id, issues.c.id == issue.id)
+                .values(**changes)
+                .returning(*ISSUE_COLUMNS)
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return issue_of(row)
+
+
+async def update_issue(
+    db: Database,
+    workspace_id: str,
+    issue_id: str,
+    *,
+    subject: str | None = None,
+    status: str | None = None,
+    priority: str | None = None,
+) -> Issue:
+    """Change what is given; setting a field to its current value changes nothing."""
+    check = Validator()
+    clean_subject = (
+        check.text("subject", subject, MAX_SUBJECT, required=True) if subject is not None else None
+    )
+    clean_status = _status(check, status)
+    clean_priority = _priority(check, priority)
+    check.check()
+    async with db.transaction() as connection:
+        issue = await _locked_issue(connection, workspace_id, issue_id)
+        ensure_open_for_changes(issue.status)
+        if clean_status is not None:
+            check_transition(issue.status, clean_status)
+        changes = {
+            key: value
+            for key, value in (
+                ("subject", clean_subject),
+                ("status", clean_status),
+                ("priority", clean_priority),
+            )
+            if value is not None and getattr(issue, key) != value
+        }
+        if not changes:
+            return issue
+        return await _save(connection, issue, updated_at=now(), **changes)
+
+
+async def reply_to_issue(
+    db: Database,
+    actor: Actor,
+    workspace_id: str,
+    issue_id: str,
+    body: str | None,
+    status: str | None = None,
+) -> tuple[Issue, Message]:
+    """Add a message from `actor` (its label is the sender name) and optionally move the
+    status, in one transaction. Returns the issue and the new message."""
+    check = Validator()
+    clean_body = _body(check, body)
+    clean_status = _status(check, status)
+    check.check()
+    moment = now()
+    async with db.transaction() as connection:
+        issue = await _locked_issue(connection, workspace_id, issue_id)
+        ensure_open_for_changes(issue.status)
+        if clean_status is not None:
+            check_transition(issue.status, clean_status)
+        message = Message(
+            new_id("Message", moment),
+            workspace_id,
+            issue.id,
+            actor.label,
+            clean_body,
+            actor.type,
+            actor.id or "",
+            moment,
+        )
+        await connection.execute(insert(messages).values(**asdict(message)))
+        changed = await _save(
+            connection,
+            issue,
+            updated_at=moment,
+            message_count=issues.c.message_count + 1,
+            status=clean_status or issue.status,
+        )
+    return changed, message

@@ -1,0 +1,78 @@
+"""Issues and their messages, as the rest of the service sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import RowMapping
+
+from supportdesk.db.tables import issues, messages
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    id: str
+    workspace_id: str
+    ticket_number: int
+    subject: str
+    status: str
+    priority: str
+    requester_id: str
+    message_count: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: str
+    workspace_id: str
+    issue_id: str
+    sender_name: str
+    body: str
+    author_type: str
+    author_id: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class IssueFilter:
+    statuses: tuple[str, ...] = ()
+    priorities: tuple[str, ...] = ()
+    requester_email: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+ISSUE_COLUMNS = (
+    issues.c.id,
+    issues.c.workspace_id,
+    issues.c.ticket_number,
+    issues.c.subject,
+    issues.c.status,
+    issues.c.priority,
+    issues.c.requester_id,
+    issues.c.message_count,
+    issues.c.created_at,
+    issues.c.updated_at,
+)
+
+MESSAGE_COLUMNS = (
+    messages.c.id,
+    messages.c.workspace_id,
+    messages.c.issue_id,
+    messages.c.sender_name,
+    messages.c.body,
+    messages.c.author_type,
+    messages.c.author_id,
+    messages.c.created_at,
+)
+
+
+def issue_of(row: RowMapping) -> Issue:
+    return Issue(**row)
+
+
+def message_of(row: RowMapping) -> Message:
+    return Message(**{key: row[key] for key in Message.__slots__})

@@ -1,0 +1,133 @@
+"""Reading issues and their threads. Every read is one statement, whatever the page size."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import contacts, issues, messages
+from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.issues.models import (
+    ISSUE_COLUMNS,
+    MESSAGE_COLUMNS,
+    Issue,
+    IssueFilter,
+    Message,
+    issue_of,
+    message_of,
+)
+from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+
+
+async def get_issues(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, Issue]:
+    query = select(*ISSUE_COLUMNS).where(
+        issues.c.workspace_id == workspace_id, issues.c.id.in_(ids)
+    )
+    return {row["id"]: issue_of(row) for row in (await connection.execute(query)).mappings()}
+
+
+async def get_issue_by_number(
+    connection: AsyncConnection, workspace_id: str, ticket_number: int
+) -> Issue | None:
+    query = select(*ISSUE_COLUMNS).where(
+        issues.c.workspace_id == workspace_id, issues.c.ticket_number == ticket_number
+    )
+    row = (await connection.execute(query)).mappings().first()
+    return issue_of(row) if row else None
+
+
+def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Select[Any]:
+    unknown = sorted(set(where.statuses) - set(STATUSES)) + sorted(
+        set(where.priorities) - set(PRIORITIES)
+    )
+    if unknown:
+        raise InvalidArgument(f"Unknown status or priority in the filter: {', '.join(unknown)}.")
+    query = query.where(issues.c.workspace_id == workspace_id)
+    if where.statuses:
+        query = query.where(issues.c.status.in_(where.statuses))
+    if where.priorities:
+        query = query.where(issues.c.priority.in_(where.priorities))
+    if where.requester_email is not None:
+        query = query.where(
+            issues.c.requester_id.in_(
+                select(contacts.c.id).where(
+                    contacts.c.workspace_id == workspace_id,
+                    contacts.c.email_normalized == where.requester_email.strip().lower(),
+                )
+            )
+        )
+    if where.created_after is not None:
+        query = query.where(issues.c.created_at >= where.created_after)
+    if where.created_before is not None:
+        query = query.where(issues.c.created_at < where.created_before)
+    return query
+
+
+async def list_issues(
+    connection: AsyncConnection,
+    workspace_id: str,
+    page: PageRequest,
+    where: IssueFilter,
+    *,
+    newest_first: bool = False,
+) -> Page[Issue]:
+    """Issues in creation order (ids sort as creation time, then id)."""
+    query = _filtered(select(*ISSUE_COLUMNS), workspace_id, where)
+    if page.after:
+        query = query.where(issues.c.id < page.after if newest_first else issues.c.id > page.after)
+    order = issues.c.id.desc() if newest_first else issues.c.id
+    rows = (await connection.execute(query.order_by(order).limit(page.first + 1))).mappings()
+    return page_of([issue_of(row) for row in rows], page.first)
+
+
+async def count_issues(connection: AsyncConnection, workspace_id: str, where: IssueFilter) -> int:
+    query = _filtered(select(func.count()).select_from(issues), workspace_id, where)
+    return int(await connection.scalar(query) or 0)
+
+
+async def messages_of_issues(
+    connection: AsyncConnection, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
+) -> dict[str, Page[Message]]:
+    """The same page of each issue's thread, oldest first, in one statement."""
+    conditions = [messages.c.workspace_id == workspace_id]
+    if page.after:
+        conditions.append(messages.c.id > page.after)
+    if len(issue_ids) == 1:
+        query = (
+            select(*MESSAGE_COLUMNS)
+            .where(*conditions, messages.c.issue_id == issue_ids[0])
+            .order_by(messages.c.id)
+            .limit(page.first + 1)
+        )
+    else:
+        position = func.row_number().over(partition_by=messages.c.issue_id, order_by=messages.c.id)
+        ranked = (
+            select(*MESSAGE_COLUMNS, position.label("position"))
+            .where(*conditions, messages.c.issue_id.in_(issue_ids))
+            .subquery()
+        )
+        query = (
+            select(ranked)
+            .where(ranked.c.position <= page.first + 1)
+            .order_by(ranked.c.issue_id, ranked.c.id)
+        )
+    grouped: dict[str, list[Message]] = defaultdict(list)
+    for row in (await connection.execute(query)).mappings():
+        grouped[row["issue_id"]].append(message_of(row))
+    return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
+
+
+async def get_messages(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, Message]:
+    query = select(*MESSAGE_COLUMNS).where(
+        messages.c.workspace_id == workspace_id, messages.c.id.in_(ids)
+    )
+    return {row["id"]: message_of(row) for row in (await connection.execute(query)).mappings()}

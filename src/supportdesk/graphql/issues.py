@@ -1,0 +1,268 @@
+"""Issue and Message: types, queries, mutations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+
+from supportdesk.domain import issues
+from supportdesk.domain.audit import Actor
+from supportdesk.domain.errors import not_found
+from supportdesk.domain.ids import is_id_of
+from supportdesk.domain.pagination import PageRequest
+from supportdesk.graphql.contacts import Contact
+from supportdesk.graphql.context import Info
+from supportdesk.graphql.errors import MutationError, mutate
+from supportdesk.graphql.node import Node
+from supportdesk.graphql.pagination import Connection, connection_of
+
+
+@strawberry.type(description="A message of an issue's thread.")
+class Message(Node):
+    sender_name: str
+    body: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, message: issues.Message) -> Message:
+        return cls(
+            id=strawberry.ID(message.id),
+            sender_name=message.sender_name,
+            body=message.body,
+            created_at=message.created_at,
+        )
+
+
+@strawberry.type(description="A support issue (ticket).")
+class Issue(Node):
+    ticket_number: int = strawberry.field(description="Per workspace, from 1, gap-free.")
+    subject: str
+    status: str = strawberry.field(
+        description="`new`, `open`, `pending`, `on_hold`, `solved` or `closed`."
+    )
+    priority: str = strawberry.field(description="`low`, `normal`, `high` or `urgent`.")
+    message_count: int
+    created_at: datetime
+    updated_at: datetime
+    requester_id: strawberry.Private[str]
+
+    @strawberry.field(description="The thread, oldest message first.")
+    async def messages(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Connection[Message] | None:
+        page = await info.context.loaders.messages.load((self.id, PageRequest.of(first, after)))
+        total = self.message_count
+
+        async def count() -> int:
+            return total
+
+        return connection_of(page, [Message.of(m) for m in page.items], count)
+
+    @strawberry.field(description="The contact who asked.")
+    async def requester(self, info: Info) -> Contact | None:
+        contact = await info.context.loaders.contact.load(self.requester_id)
+        return Contact.of(contact) if contact else None
+
+    @classmethod
+    def of(cls, issue: issues.Issue) -> Issue:
+        return cls(
+            id=strawberry.ID(issue.id),
+            ticket_number=issue.ticket_number,
+            subject=issue.subject,
+            status=issue.status,
+            priority=issue.priority,
+            message_count=issue.message_count,
+            created_at=issue.created_at,
+            updated_at=issue.updated_at,
+            requester_id=issue.requester_id,
+        )
+
+
+@strawberry.input(
+    description="Every field is checked by the service; failures come back in `error`."
+)
+class CreateIssueInput:
+    subject: str | None = strawberry.field(default=None, description="Required; 1–255 characters.")
+    body: str | None = strawberry.field(
+        default=None, description="Required; the first message, up to 65,536 characters."
+    )
+    requester_email: str | None = strawberry.field(
+        default=None, description="Required; the requester becomes a contact of the workspace."
+    )
+    requester_name: str | None = strawberry.field(default=None, description="Up to 200 characters.")
+    priority: str | None = strawberry.field(
+        default=None, description="`low`, `normal` (default), `high` or `urgent`; any case."
+    )
+
+
+@strawberry.input(description="Change what is given.")
+class UpdateIssueInput:
+    id: strawberry.ID
+    subject: str | None = None
+    status: str | None = None
+    priority: str | None = None
+
+
+@strawberry.input
+class ReplyToIssueInput:
+    issue_id: strawberry.ID
+    body: str | None = strawberry.field(default=None, description="Required.")
+    status: str | None = strawberry.field(
+        default=None, description="Optionally move the issue, in the same transaction."
+    )
+
+
+@strawberry.input
+class IssueFilter:
+    status: list[str] | None = strawberry.field(default=None, description="Any of these statuses.")
+    priority: list[str] | None = strawberry.field(default=None, description="Any of these.")
+    requester_email: str | None = None
+    created_after: datetime | None = strawberry.field(default=None, description="Inclusive.")
+    created_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
+
+    def to_domain(self) -> issues.IssueFilter:
+        return issues.IssueFilter(
+            statuses=tuple(s.strip().lower() for s in self.status or ()),
+            priorities=tuple(p.strip().lower() for p in self.priority or ()),
+            requester_email=self.requester_email,
+            created_after=self.created_after,
+            created_before=self.created_before,
+        )
+
+
+@strawberry.enum
+class IssueOrder(Enum):
+    CREATED_AT_ASC = "created_at_asc"
+    CREATED_AT_DESC = "created_at_desc"
+
+
+@strawberry.type
+class CreateIssuePayload:
+    issue: Issue | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class UpdateIssuePayload:
+    issue: Issue | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class ReplyToIssuePayload:
+    issue: Issue | None = None
+    message: Message | None = None
+    error: MutationError | None = None
+
+
+async def load_issue(info: Info, issue_id: str) -> Issue:
+    found = await info.context.loaders.issue.load(issue_id) if is_id_of(issue_id, "Issue") else None
+    if found is None:
+        raise not_found("Issue")
+    return Issue.of(found)
+
+
+@strawberry.type
+class IssueQueries:
+    @strawberry.field(description="One issue by its id.")
+    async def issue(self, info: Info, id: strawberry.ID) -> Issue | None:
+        return await load_issue(info, str(id))
+
+    @strawberry.field(description="One issue by its ticket number.")
+    async def issue_by_number(self, info: Info, ticket_number: int) -> Issue | None:
+        context = info.context
+        found = await context.loaders.run(
+            lambda c: issues.get_issue_by_number(c, context.workspace_id, ticket_number)
+        )
+        if found is None:
+            raise not_found("Issue")
+        return Issue.of(found)
+
+    @strawberry.field(description="Issues in creation order (oldest first unless ordered).")
+    async def issues(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        filter: IssueFilter | None = None,
+        order_by: IssueOrder = IssueOrder.CREATED_AT_ASC,
+    ) -> Connection[Issue] | None:
+        context = info.context
+        request = PageRequest.of(first, after)
+        where = filter.to_domain() if filter else issues.IssueFilter()
+        page = await context.loaders.run(
+            lambda c: issues.list_issues(
+                c,
+                context.workspace_id,
+                request,
+                where,
+                newest_first=order_by is IssueOrder.CREATED_AT_DESC,
+            )
+        )
+        return connection_of(
+            page,
+            [Issue.of(issue) for issue in page.items],
+            lambda: context.loaders.run(
+                lambda c: issues.count_issues(c, context.workspace_id, where)
+            ),
+        )
+
+
+@strawberry.type
+class IssueMutations:
+    @strawberry.mutation(description="Open an issue; its body becomes the first message.")
+    async def create_issue(self, info: Info, input: CreateIssueInput) -> CreateIssuePayload | None:
+        context = info.context
+        new = issues.NewIssue(
+            subject=input.subject,
+            body=input.body,
+            requester_email=input.requester_email,
+            requester_name=input.requester_name,
+            priority=input.priority,
+        )
+
+        async def action() -> dict[str, object]:
+            issue = await issues.create_issue(context.db, context.workspace_id, new)
+            return {"issue": Issue.of(issue)}
+
+        return await mutate(CreateIssuePayload, action)
+
+    @strawberry.mutation(description="Change an issue's subject, status or priority.")
+    async def update_issue(self, info: Info, input: UpdateIssueInput) -> UpdateIssuePayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            issue = await issues.update_issue(
+                context.db,
+                context.workspace_id,
+                str(input.id),
+                subject=input.subject,
+                status=input.status,
+                priority=input.priority,
+            )
+            return {"issue": Issue.of(issue)}
+
+        return await mutate(UpdateIssuePayload, action)
+
+    @strawberry.mutation(description="Reply as the key's machine user; optionally move the status.")
+    async def reply_to_issue(
+        self, info: Info, input: ReplyToIssueInput
+    ) -> ReplyToIssuePayload | None:
+        context = info.context
+        principal = context.principal
+        author = Actor("machine_user", principal.machine_user_id, principal.machine_user_name)
+
+        async def action() -> dict[str, object]:
+            issue, message = await issues.reply_to_issue(
+                context.db,
+                author,
+                context.workspace_id,
+                str(input.issue_id),
+                input.body,
+                input.status,
+            )
+            return {"issue": Issue.of(issue), "message": Message.of(message)}
+
+        return await mutate(ReplyToIssuePayload, action)
