@@ -26,7 +26,7 @@ SQLITE_PRAGMAS = (
 )
 
 
-def _sqlite_engine(url: str, pool_size: int, begin: str) -> AsyncEngine:
+def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> AsyncEngine:
     engine = create_async_engine(
         url, poolclass=AsyncAdaptedQueuePool, pool_size=pool_size, max_overflow=0
     )
@@ -40,9 +40,11 @@ def _sqlite_engine(url: str, pool_size: int, begin: str) -> AsyncEngine:
             cursor.execute(pragma)
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
-    def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql(begin)
+    if begin is not None:
+
+        @event.listens_for(engine.sync_engine, "begin")
+        def _on_begin(connection: Any) -> None:
+            connection.exec_driver_sql(begin)
 
     return engine
 
@@ -56,7 +58,8 @@ class Database:
         if self.is_sqlite:
             _ensure_sqlite_folder(url)
             self.writer = _sqlite_engine(url, 1, "BEGIN IMMEDIATE")
-            self.reader = _sqlite_engine(url, pool_size, "BEGIN")
+            # Reads run in autocommit: each statement sees the latest committed state.
+            self.reader = _sqlite_engine(url, pool_size, None)
         else:
             self.writer = create_async_engine(
                 url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False

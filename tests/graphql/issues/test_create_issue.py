@@ -79,7 +79,8 @@ def test_ticket_numbers_count_up_per_workspace(
 
 
 @pytest.mark.parametrize(
-    ("given", "stored"), [("HIGH", "high"), ("Urgent", "urgent"), (" low ", "low"), (None, "normal")]
+    ("given", "stored"),
+    [("HIGH", "high"), ("Urgent", "urgent"), (" low ", "low"), (None, "normal")],
 )
 def test_priority_is_case_insensitive_and_defaults_to_normal(
     api: GraphQLClient, given: str | None, stored: str
@@ -160,8 +161,12 @@ def test_a_new_requester_is_linked_to_the_account_of_their_domain(
         async with workspace.server.db.transaction() as connection:
             await connection.execute(
                 insert(accounts).values(
-                    workspace_id=workspace.id, id=account_id, name="Acme", domain="acme.com",
-                    created_at=moment, updated_at=moment,
+                    workspace_id=workspace.id,
+                    id=account_id,
+                    name="Acme",
+                    domain="acme.com",
+                    created_at=moment,
+                    updated_at=moment,
                 )
             )
 
