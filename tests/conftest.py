@@ -18,12 +18,24 @@ from supportdesk.domain.workspaces import InitialisedWorkspace, init_workspace
 from tests.client import GraphQLClient
 from tests.servers import (
     IN_CI,
+    RUNNING,
     RunningServer,
     create_postgres_database,
     drop_postgres_database,
 )
 
 BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(autouse=True)
+def every_statement_stays_in_its_workspace() -> Iterator[None]:
+    """Fails the test during which a server ran a statement on a tenant table without a
+    workspace_id condition (see tests/tenancy.py for the few reasoned exceptions)."""
+    for running in RUNNING:
+        running.statements.unconfined.clear()
+    yield
+    leaks = [statement for running in RUNNING for statement in running.statements.unconfined]
+    assert not leaks, "statements not confined to a workspace:\n" + "\n".join(leaks)
 
 
 @pytest.fixture(scope="session")

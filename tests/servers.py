@@ -20,8 +20,10 @@ from supportdesk.app import create_app
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.migrate import upgrade
+from tests.tenancy import is_confined
 
 T = TypeVar("T")
+RUNNING: list[RunningServer] = []
 POSTGRES_ADMIN_URL = os.environ.get(
     "SUPPORTDESK_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
 )
@@ -51,10 +53,12 @@ def drop_postgres_database(url: str) -> None:
 
 @dataclass
 class StatementCounter:
-    """Counts SQL statements the server runs (all of its engines)."""
+    """Counts SQL statements the server runs (all of its engines), and keeps any that
+    reach a tenant table without confining it to a workspace."""
 
     count: int = 0
     statements: list[str] = field(default_factory=list)
+    unconfined: list[str] = field(default_factory=list)
 
     def attach(self, db: Database) -> None:
         for engine in db.engines:
@@ -63,6 +67,8 @@ class StatementCounter:
     def _seen(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         self.count += 1
         self.statements.append(statement)
+        if not is_confined(statement):
+            self.unconfined.append(statement)
 
     def reset(self) -> None:
         self.count = 0
@@ -96,6 +102,7 @@ class RunningServer:
         self.loop.run_until_complete(self._server.serve(sockets=[self._socket]))
 
     def start(self) -> RunningServer:
+        RUNNING.append(self)
         self._thread.start()
         deadline = time.monotonic() + 15
         while not self._server.started:
@@ -109,5 +116,6 @@ class RunningServer:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=30)
 
     def stop(self) -> None:
+        RUNNING.remove(self)
         self._server.should_exit = True
         self._thread.join(timeout=15)
