@@ -187,3 +187,23 @@ messages = Table(
     ForeignKeyConstraint(["workspace_id", "issue_id"], ["issues.workspace_id", "issues.id"]),
     Index("ix_messages_issue", "workspace_id", "issue_id", "id"),
 )
+
+# Knowledge-base articles. Full-text search lives beside the table, per backend (migration
+# 0002, domain/articles/search.py): SQLite keeps an FTS5 index `articles_fts` whose rows are
+# numbered by `search_rowid` (FTS5 needs an integer row id that VACUUM keeps, which a
+# table with a text primary key does not give); PostgreSQL has a generated tsvector column
+# `search_vector` with a GIN index, and leaves `search_rowid` NULL.
+articles = Table(
+    "articles",
+    metadata,
+    *_tenant_columns(),
+    Column("title", String(255), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("published_at", UTCDateTime),
+    Column("search_rowid", Integer),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    Index("ix_articles_status", "workspace_id", "status", "id"),
+)

@@ -4,9 +4,13 @@ from supportdesk.domain.issues.actions import NewIssue, create_issue, reply_to_i
 from supportdesk.domain.issues.models import Issue, IssueFilter, Message
 from supportdesk.domain.issues.queries import (
     count_issues,
+    count_issues_of_accounts,
+    count_issues_of_contacts,
     get_issue_by_number,
     get_issues,
     get_messages,
+    issues_of_accounts,
+    issues_of_contacts,
     list_issues,
     messages_of_issues,
 )
@@ -17,10 +21,14 @@ __all__ = [
     "Message",
     "NewIssue",
     "count_issues",
+    "count_issues_of_accounts",
+    "count_issues_of_contacts",
     "create_issue",
     "get_issue_by_number",
     "get_issues",
     "get_messages",
+    "issues_of_accounts",
+    "issues_of_contacts",
     "list_issues",
     "messages_of_issues",
     "reply_to_issue",

@@ -74,5 +74,10 @@ def issue_of(row: RowMapping) -> Issue:
     return Issue(**row)
 
 
+def issue_of_row(row: RowMapping) -> Issue:
+    """An issue from a row that may carry more columns than the issue's own."""
+    return Issue(**{key: row[key] for key in Issue.__slots__})
+
+
 def message_of(row: RowMapping) -> Message:
     return Message(**{key: row[key] for key in Message.__slots__})

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Join, RowMapping, Select, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db.tables import contacts, issues, messages
@@ -18,10 +18,12 @@ from supportdesk.domain.issues.models import (
     IssueFilter,
     Message,
     issue_of,
+    issue_of_row,
     message_of,
 )
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
 
 
 async def get_issues(
@@ -131,3 +133,73 @@ async def get_messages(
         messages.c.workspace_id == workspace_id, messages.c.id.in_(ids)
     )
     return {row["id"]: message_of(row) for row in (await connection.execute(query)).mappings()}
+
+
+def _issues_with_requesters() -> Join:
+    """Issues joined to their requesters, for issues per account."""
+    return issues.join(
+        contacts,
+        and_(
+            contacts.c.workspace_id == issues.c.workspace_id, contacts.c.id == issues.c.requester_id
+        ),
+    )
+
+
+def _pages_of_issues(pages: dict[str, Page[RowMapping]]) -> dict[str, Page[Issue]]:
+    return {
+        parent: Page([issue_of_row(row) for row in page.items], page.has_next)
+        for parent, page in pages.items()
+    }
+
+
+async def issues_of_contacts(
+    connection: AsyncConnection, workspace_id: str, contact_ids: Sequence[str], page: PageRequest
+) -> dict[str, Page[Issue]]:
+    """The same page of each contact's issues (as requester), oldest first, in one statement."""
+    query = select(*ISSUE_COLUMNS).where(issues.c.workspace_id == workspace_id)
+    pages = await pages_per_parent(
+        connection, query, issues.c.requester_id, issues.c.id, contact_ids, page
+    )
+    return _pages_of_issues(pages)
+
+
+async def count_issues_of_contacts(
+    connection: AsyncConnection, workspace_id: str, contact_ids: Sequence[str]
+) -> dict[str, int]:
+    return await counts_per_parent(
+        connection,
+        issues,
+        issues.c.requester_id,
+        contact_ids,
+        issues.c.workspace_id == workspace_id,
+    )
+
+
+async def issues_of_accounts(
+    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str], page: PageRequest
+) -> dict[str, Page[Issue]]:
+    """The same page of the issues each account's contacts asked, oldest first, in one
+    statement. An issue belongs to the account its requester belongs to now."""
+    pages = await pages_per_parent(
+        connection,
+        select(*ISSUE_COLUMNS)
+        .select_from(_issues_with_requesters())
+        .where(issues.c.workspace_id == workspace_id),
+        contacts.c.account_id,
+        issues.c.id,
+        account_ids,
+        page,
+    )
+    return _pages_of_issues(pages)
+
+
+async def count_issues_of_accounts(
+    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str]
+) -> dict[str, int]:
+    return await counts_per_parent(
+        connection,
+        _issues_with_requesters(),
+        contacts.c.account_id,
+        account_ids,
+        issues.c.workspace_id == workspace_id,
+    )

@@ -1,0 +1,52 @@
+"""Reading accounts. Every read is one statement, whatever the page size."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import accounts
+from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
+from supportdesk.domain.matching import any_contains, cleaned_query
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+
+
+async def get_accounts(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, Account]:
+    query = select(*ACCOUNT_COLUMNS).where(
+        accounts.c.workspace_id == workspace_id, accounts.c.id.in_(ids)
+    )
+    return {row["id"]: account_of(row) for row in (await connection.execute(query)).mappings()}
+
+
+def _filtered(query: Select[Any], workspace_id: str, where: AccountFilter) -> Select[Any]:
+    query = query.where(accounts.c.workspace_id == workspace_id)
+    if where.domain is not None:
+        query = query.where(accounts.c.domain == where.domain.strip().lower())
+    text = cleaned_query(where.query)
+    if text is not None:
+        query = query.where(any_contains(text, accounts.c.name, accounts.c.domain))
+    return query
+
+
+async def list_accounts(
+    connection: AsyncConnection, workspace_id: str, page: PageRequest, where: AccountFilter
+) -> Page[Account]:
+    """Accounts in creation order; `domain` matches exactly (any case), `query` matches a
+    part of the name or the domain, ignoring case."""
+    query = _filtered(select(*ACCOUNT_COLUMNS), workspace_id, where)
+    if page.after:
+        query = query.where(accounts.c.id > page.after)
+    rows = await connection.execute(query.order_by(accounts.c.id).limit(page.first + 1))
+    return page_of([account_of(row) for row in rows.mappings()], page.first)
+
+
+async def count_accounts(
+    connection: AsyncConnection, workspace_id: str, where: AccountFilter
+) -> int:
+    query = _filtered(select(func.count()).select_from(accounts), workspace_id, where)
+    return int(await connection.scalar(query) or 0)

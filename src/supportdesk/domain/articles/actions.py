@@ -1,0 +1,199 @@
+"""The writers of articles: create (one or many), update, publish, unpublish. Each is one
+transaction, and keeps the search index in step inside it (see search.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db import Database
+from supportdesk.db.tables import articles
+from supportdesk.domain.articles import search
+from supportdesk.domain.articles.models import (
+    ARTICLE_COLUMNS,
+    DRAFT,
+    PUBLISHED,
+    STATUSES,
+    Article,
+    article_of,
+)
+from supportdesk.domain.clock import now
+from supportdesk.domain.errors import FieldCode, not_found
+from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.validation import Validator
+
+MAX_TITLE = 255
+MAX_BODY = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class NewArticle:
+    title: str | None
+    body: str | None = None
+    status: str | None = None
+
+
+def _body(check: Validator, value: str | None) -> str:
+    """Any text, empty allowed (a draft may start with a title only)."""
+    if value is not None and len(value) > MAX_BODY:
+        check.fail("body", FieldCode.TOO_LONG)
+    return value or ""
+
+
+def _status(check: Validator, value: str | None) -> str:
+    cleaned = (value or DRAFT).strip().lower()
+    if cleaned not in STATUSES:
+        check.fail("status", FieldCode.INVALID)
+    return cleaned
+
+
+def _checked(new: NewArticle) -> tuple[str, str, str]:
+    check = Validator()
+    title = check.text("title", new.title, MAX_TITLE, required=True)
+    body = _body(check, new.body)
+    status = _status(check, new.status)
+    check.check()
+    assert title is not None
+    return title, body, status
+
+
+async def create_articles(
+    db: Database, workspace_id: str, new_articles: Sequence[NewArticle]
+) -> list[Article]:
+    """Write several articles in one transaction (imports); all or none. Each is a draft
+    unless its status says `published`."""
+    checked = [_checked(new) for new in new_articles]
+    moment = now()
+    made = [
+        Article(
+            new_id("Article", moment),
+            workspace_id,
+            title,
+            body,
+            status,
+            moment,
+            moment,
+            moment if status == PUBLISHED else None,
+        )
+        for title, body, status in checked
+    ]
+    if not made:
+        return []
+    async with db.transaction() as connection:
+        rowids = await search.next_search_rowids(connection, len(made))
+        await connection.execute(
+            insert(articles),
+            [
+                {**_values(article), "search_rowid": rowid}
+                for article, rowid in zip(made, rowids, strict=True)
+            ],
+        )
+        await search.index(
+            connection,
+            [(rowid, a.title, a.body) for a, rowid in zip(made, rowids, strict=True)],
+        )
+    return made
+
+
+def _values(article: Article) -> dict[str, object]:
+    return {key: getattr(article, key) for key in Article.__slots__}
+
+
+async def create_article(db: Database, workspace_id: str, new: NewArticle) -> Article:
+    """A new article: title required (≤ 255), body up to 100,000 characters, a draft
+    unless `status` is `published`."""
+    [article] = await create_articles(db, workspace_id, [new])
+    return article
+
+
+async def _locked_article(
+    connection: AsyncConnection, workspace_id: str, article_id: str
+) -> tuple[Article, int | None]:
+    """The article and its row in SQLite's search index."""
+    query = select(*ARTICLE_COLUMNS, articles.c.search_rowid).where(
+        articles.c.workspace_id == workspace_id, articles.c.id == article_id
+    )
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = (await connection.execute(query)).mappings().first()
+    if row is None:
+        raise not_found("Article")
+    return article_of(row), row["search_rowid"]
+
+
+async def _save(connection: AsyncConnection, article: Article, **changes: object) -> Article:
+    row = (
+        (
+            await connection.execute(
+                update(articles)
+                .where(articles.c.workspace_id == article.workspace_id, articles.c.id == article.id)
+                .values(updated_at=now(), **changes)
+                .returning(*ARTICLE_COLUMNS)
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return article_of(row)
+
+
+async def update_article(
+    db: Database,
+    workspace_id: str,
+    article_id: str,
+    *,
+    title: str | None = None,
+    body: str | None = None,
+) -> Article:
+    """Change the title and/or body; the search index follows in the same transaction."""
+    check = Validator()
+    clean_title = (
+        check.text("title", title, MAX_TITLE, required=True) if title is not None else None
+    )
+    clean_body = _body(check, body) if body is not None else None
+    check.check()
+    if not is_id_of(article_id, "Article"):
+        raise not_found("Article")
+    async with db.transaction() as connection:
+        article, rowid = await _locked_article(connection, workspace_id, article_id)
+        changes = {
+            key: value
+            for key, value in (("title", clean_title), ("body", clean_body))
+            if value is not None and getattr(article, key) != value
+        }
+        if not changes:
+            return article
+        await search.unindex(connection, rowid, article.title, article.body)
+        changed = await _save(connection, article, **changes)
+        await search.index(connection, [(rowid, changed.title, changed.body)])
+    return changed
+
+
+async def _set_status(db: Database, workspace_id: str, article_id: str, status: str) -> Article:
+    if not is_id_of(article_id, "Article"):
+        raise not_found("Article")
+    async with db.transaction() as connection:
+        article, _ = await _locked_article(connection, workspace_id, article_id)
+        if article.status == status:
+            return article
+        return await _save(
+            connection,
+            article,
+            status=status,
+            published_at=now() if status == PUBLISHED else None,
+        )
+
+
+async def publish_article(db: Database, workspace_id: str, article_id: str) -> Article:
+    """Make the article public; `publishedAt` is now. Publishing a published article
+    changes nothing."""
+    return await _set_status(db, workspace_id, article_id, PUBLISHED)
+
+
+async def unpublish_article(db: Database, workspace_id: str, article_id: str) -> Article:
+    """Make the article a draft again; `publishedAt` becomes null. Unpublishing a draft
+    changes nothing."""
+    return await _set_status(db, workspace_id, article_id, DRAFT)

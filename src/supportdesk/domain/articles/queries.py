@@ -1,0 +1,112 @@
+"""Reading articles: by id, lists in creation order, and full-text search by relevance."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import articles
+from supportdesk.domain.articles.models import (
+    ARTICLE_COLUMNS,
+    STATUSES,
+    Article,
+    ArticleFilter,
+    ArticleHit,
+    article_of,
+)
+from supportdesk.domain.articles.search import Search, search_for, search_words
+from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+
+_NOT_OURS = "`after` is not a cursor of this list."
+
+
+async def get_articles(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, Article]:
+    query = select(*ARTICLE_COLUMNS).where(
+        articles.c.workspace_id == workspace_id, articles.c.id.in_(ids)
+    )
+    return {row["id"]: article_of(row) for row in (await connection.execute(query)).mappings()}
+
+
+def _status(where: ArticleFilter) -> str | None:
+    if where.status is None:
+        return None
+    status = where.status.strip().lower()
+    if status not in STATUSES:
+        raise InvalidArgument(f"Unknown article status {where.status!r}: draft or published.")
+    return status
+
+
+def _search(connection: AsyncConnection, where: ArticleFilter) -> Search | None:
+    words = search_words(where.query)
+    return search_for(connection.dialect.name, words) if words else None
+
+
+def _filtered(
+    query: Select[Any], workspace_id: str, where: ArticleFilter, found: Search | None
+) -> Select[Any]:
+    query = query.where(articles.c.workspace_id == workspace_id)
+    status = _status(where)
+    if status is not None:
+        query = query.where(articles.c.status == status)
+    if found is not None:
+        query = query.select_from(found.source).where(found.condition)
+    return query
+
+
+def _search_position(key: str) -> tuple[float, str]:
+    """(score, id) from a search cursor's key `r:<score>:<id>`."""
+    prefix, _, rest = key.partition(":")
+    score_text, _, article_id = rest.rpartition(":")
+    try:
+        score = float(score_text)
+    except ValueError:
+        raise InvalidArgument(_NOT_OURS) from None
+    if prefix != "r" or not article_id or not math.isfinite(score):
+        raise InvalidArgument(_NOT_OURS)
+    return score, article_id
+
+
+async def list_articles(
+    connection: AsyncConnection, workspace_id: str, page: PageRequest, where: ArticleFilter
+) -> Page[ArticleHit]:
+    """Articles in creation order; with a search `query`, those matching every word, most
+    relevant first, then oldest first. Search pages continue after (relevance, id)."""
+    found = _search(connection, where)
+    if found is None:
+        query = _filtered(select(*ARTICLE_COLUMNS), workspace_id, where, None)
+        if page.after:
+            if ":" in page.after:
+                raise InvalidArgument(_NOT_OURS)
+            query = query.where(articles.c.id > page.after)
+        rows = await connection.execute(query.order_by(articles.c.id).limit(page.first + 1))
+        return page_of([ArticleHit(article_of(row)) for row in rows.mappings()], page.first)
+    scored = _filtered(
+        select(*ARTICLE_COLUMNS, found.score.label("score")), workspace_id, where, found
+    ).subquery()
+    ranked = select(scored)
+    if page.after:
+        score, after_id = _search_position(page.after)
+        ranked = ranked.where(
+            or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > after_id))
+        )
+    rows = await connection.execute(
+        ranked.order_by(scored.c.score.desc(), scored.c.id).limit(page.first + 1)
+    )
+    hits = [ArticleHit(article_of(row), float(row["score"])) for row in rows.mappings()]
+    return page_of(hits, page.first)
+
+
+async def count_articles(
+    connection: AsyncConnection, workspace_id: str, where: ArticleFilter
+) -> int:
+    """How many articles the list (or search) holds."""
+    found = _search(connection, where)
+    query = _filtered(select(func.count()).select_from(articles), workspace_id, where, found)
+    return int(await connection.scalar(query) or 0)

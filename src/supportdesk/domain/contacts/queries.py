@@ -1,0 +1,97 @@
+"""Reading contacts: by e-mail, lists, and the contacts of many accounts at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import RowMapping, Select, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import contacts
+from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
+from supportdesk.domain.matching import any_contains, cleaned_query
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
+
+
+@dataclass(frozen=True, slots=True)
+class ContactFilter:
+    account_id: str | None = None
+    query: str | None = None
+
+
+def contact_of(row: RowMapping) -> Contact:
+    return Contact(**{key: row[key] for key in Contact.__slots__})
+
+
+async def get_contact_by_email(
+    connection: AsyncConnection, workspace_id: str, email: str
+) -> Contact | None:
+    """The workspace's contact with this address, in any case."""
+    query = select(*CONTACT_COLUMNS).where(
+        contacts.c.workspace_id == workspace_id,
+        contacts.c.email_normalized == normalise_email(email),
+    )
+    row = (await connection.execute(query)).mappings().first()
+    return contact_of(row) if row else None
+
+
+def _filtered(query: Select[Any], workspace_id: str, where: ContactFilter) -> Select[Any]:
+    query = query.where(contacts.c.workspace_id == workspace_id)
+    if where.account_id is not None:
+        query = query.where(contacts.c.account_id == where.account_id)
+    text = cleaned_query(where.query)
+    if text is not None:
+        query = query.where(any_contains(text, contacts.c.email_normalized, contacts.c.name))
+    return query
+
+
+async def list_contacts(
+    connection: AsyncConnection, workspace_id: str, page: PageRequest, where: ContactFilter
+) -> Page[Contact]:
+    """Contacts in creation order; `query` matches a part of the e-mail or the name,
+    ignoring case."""
+    query = _filtered(select(*CONTACT_COLUMNS), workspace_id, where)
+    if page.after:
+        query = query.where(contacts.c.id > page.after)
+    rows = await connection.execute(query.order_by(contacts.c.id).limit(page.first + 1))
+    return page_of([contact_of(row) for row in rows.mappings()], page.first)
+
+
+async def count_contacts(
+    connection: AsyncConnection, workspace_id: str, where: ContactFilter
+) -> int:
+    query = _filtered(select(func.count()).select_from(contacts), workspace_id, where)
+    return int(await connection.scalar(query) or 0)
+
+
+async def contacts_of_accounts(
+    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str], page: PageRequest
+) -> dict[str, Page[Contact]]:
+    """The same page of each account's contacts, oldest first, in one statement."""
+    pages = await pages_per_parent(
+        connection,
+        select(*CONTACT_COLUMNS).where(contacts.c.workspace_id == workspace_id),
+        contacts.c.account_id,
+        contacts.c.id,
+        account_ids,
+        page,
+    )
+    return {
+        account_id: Page([contact_of(row) for row in found.items], found.has_next)
+        for account_id, found in pages.items()
+    }
+
+
+async def count_contacts_of_accounts(
+    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str]
+) -> dict[str, int]:
+    return await counts_per_parent(
+        connection,
+        contacts,
+        contacts.c.account_id,
+        account_ids,
+        contacts.c.workspace_id == workspace_id,
+    )

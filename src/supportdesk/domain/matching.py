@@ -1,0 +1,33 @@
+"""Case-insensitive "contains" filters for lists (contacts, accounts)."""
+
+from __future__ import annotations
+
+from sqlalchemy import ColumnElement, func, or_
+
+from supportdesk.domain.errors import InvalidArgument
+
+MAX_QUERY = 200
+_ESCAPE = "\\"
+
+
+def contains_pattern(query: str) -> str:
+    """A LIKE pattern matching `query` anywhere, its wildcards taken literally."""
+    escaped = (
+        query.replace(_ESCAPE, _ESCAPE * 2).replace("%", _ESCAPE + "%").replace("_", _ESCAPE + "_")
+    )
+    return f"%{escaped}%"
+
+
+def cleaned_query(query: str | None) -> str | None:
+    """The query lowercased and trimmed, None when blank; refuses absurd lengths."""
+    if query is None or not query.strip():
+        return None
+    if len(query) > MAX_QUERY:
+        raise InvalidArgument(f"`query` may hold at most {MAX_QUERY} characters.")
+    return query.strip().lower()
+
+
+def any_contains(query: str, *columns: ColumnElement[str | None]) -> ColumnElement[bool]:
+    """True when one of `columns` contains `query` (already lowercased), ignoring case."""
+    pattern = contains_pattern(query)
+    return or_(*(func.lower(column).like(pattern, escape=_ESCAPE) for column in columns))
