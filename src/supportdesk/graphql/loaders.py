@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry.dataloader import DataLoader
 
 from supportdesk.db import Database
-from supportdesk.domain import api_keys, contacts, issues, machine_users
+from supportdesk.domain import accounts, api_keys, articles, contacts, issues, machine_users
 from supportdesk.domain.pagination import Page, PageRequest
 
 K = TypeVar("K")
@@ -28,6 +28,14 @@ class Loaders:
         self.messages: DataLoader[tuple[str, PageRequest], Page[issues.Message]] = DataLoader(
             load_fn=self._load_messages
         )
+        self.account = self._by_key(accounts.get_accounts)
+        self.article = self._by_key(articles.get_articles)
+        self.contacts_of_account = self._paged(contacts.contacts_of_accounts)
+        self.contact_count_of_account = self._by_key(contacts.count_contacts_of_accounts, int)
+        self.issues_of_contact = self._paged(issues.issues_of_contacts)
+        self.issue_count_of_contact = self._by_key(issues.count_issues_of_contacts, int)
+        self.issues_of_account = self._paged(issues.issues_of_accounts)
+        self.issue_count_of_account = self._by_key(issues.count_issues_of_accounts, int)
 
     async def _load_messages(
         self, keys: list[tuple[str, PageRequest]]
@@ -44,6 +52,28 @@ class Loaders:
                 )
                 pages.update({(issue_id, request): page for issue_id, page in found.items()})
         return [pages[key] for key in keys]
+
+    def _paged(
+        self,
+        fetch: Callable[
+            [AsyncConnection, str, Sequence[str], PageRequest], Awaitable[dict[str, Page[Any]]]
+        ],
+    ) -> DataLoader[tuple[str, PageRequest], Page[Any]]:
+        """Pages of children keyed by (parent id, page request): one statement per distinct
+        page request, usually one for the whole list of parents."""
+
+        async def load(keys: list[tuple[str, PageRequest]]) -> list[Page[Any]]:
+            by_request: dict[PageRequest, list[str]] = {}
+            for parent_id, request in keys:
+                by_request.setdefault(request, []).append(parent_id)
+            pages: dict[tuple[str, PageRequest], Page[Any]] = {}
+            async with self.db.read() as connection:
+                for request, parent_ids in by_request.items():
+                    found = await fetch(connection, self.workspace_id, parent_ids, request)
+                    pages.update({(parent, request): page for parent, page in found.items()})
+            return [pages[key] for key in keys]
+
+        return DataLoader(load_fn=load)
 
     def _by_key(
         self,

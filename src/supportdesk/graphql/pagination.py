@@ -47,10 +47,12 @@ def connection_of(
     page: Page[ItemT],
     nodes: Sequence[NodeT],
     count: Callable[[], Awaitable[int]],
+    cursor_key: Callable[[ItemT], str] | None = None,
 ) -> Connection[NodeT]:
-    """Edges for `nodes` (the page's items, converted); each cursor holds its item's id."""
+    """Edges for `nodes` (the page's items, converted); each cursor holds its item's id,
+    or `cursor_key(item)` for lists in another order (search by relevance)."""
     edges = [
-        Edge(cursor=encode_cursor(item.id), node=node)
+        Edge(cursor=encode_cursor(cursor_key(item) if cursor_key else item.id), node=node)
         for item, node in zip(page.items, nodes, strict=True)
     ]
     return Connection(

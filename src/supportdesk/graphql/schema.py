@@ -13,10 +13,12 @@ from strawberry.schema.config import StrawberryConfig
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.domain import api_keys, audit, issues
 from supportdesk.graphql import node_query
+from supportdesk.graphql.accounts import Account, AccountMutations, AccountQueries
 from supportdesk.graphql.api_info import ApiInfoQueries
 from supportdesk.graphql.api_keys import ApiKey, ApiKeyMutations, ApiKeyQueries
+from supportdesk.graphql.articles import Article, ArticleMutations, ArticleQueries
 from supportdesk.graphql.audit import AuditEvent, AuditQueries
-from supportdesk.graphql.contacts import Contact
+from supportdesk.graphql.contacts import Contact, ContactMutations, ContactQueries
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import forbidden
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
@@ -31,13 +33,23 @@ class Query(
     MachineUserQueries,
     ApiKeyQueries,
     AuditQueries,
+    ContactQueries,
+    AccountQueries,
+    ArticleQueries,
     node_query.NodeQueries,
 ):
     pass
 
 
 @strawberry.type
-class Mutation(IssueMutations, MachineUserMutations, ApiKeyMutations):
+class Mutation(
+    IssueMutations,
+    MachineUserMutations,
+    ApiKeyMutations,
+    ContactMutations,
+    AccountMutations,
+    ArticleMutations,
+):
     pass
 
 
@@ -57,6 +69,18 @@ async def _message(context: Context, id: str) -> Message | None:
 async def _contact(context: Context, id: str) -> Contact | None:
     found = await context.loaders.contact.load(id)
     return Contact.of(found) if found else None
+
+
+@node_query.fetches("Account")
+async def _account(context: Context, id: str) -> Account | None:
+    found = await context.loaders.account.load(id)
+    return Account.of(found) if found else None
+
+
+@node_query.fetches("Article")
+async def _article(context: Context, id: str) -> Article | None:
+    found = await context.loaders.article.load(id)
+    return Article.of(found) if found else None
 
 
 @node_query.fetches("MachineUser")
@@ -113,7 +137,7 @@ def build_schema() -> strawberry.Schema:
     schema = strawberry.Schema(
         query=Query,
         mutation=Mutation,
-        types=[MachineUser, ApiKey, AuditEvent, Issue, Message, Contact],
+        types=[MachineUser, ApiKey, AuditEvent, Issue, Message, Contact, Account, Article],
         config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )
     apply_permissions(schema._schema)
