@@ -1,0 +1,72 @@
+"""Migration 0002 creates the articles table and each backend's search structures, and
+takes them away again on downgrade."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import inspect
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from supportdesk.config import normalise_database_url
+from supportdesk.db.migrate import alembic_config, upgrade
+from tests.servers import IN_CI, create_postgres_database, drop_postgres_database
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'migrations.db'}"
+        return
+    try:
+        url = create_postgres_database()
+    except Exception as error:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required in CI: {error}")
+        pytest.skip(f"PostgreSQL not reachable: {error}")
+    yield normalise_database_url(url)
+    drop_postgres_database(url)
+
+
+def search_structures(url: str) -> set[str]:
+    """Tables, indexes and columns that search relies on, as the database reports them."""
+
+    def look(connection: object) -> set[str]:
+        inspector = inspect(connection)
+        found = set(inspector.get_table_names())
+        if "articles" in found:
+            found |= {index["name"] or "" for index in inspector.get_indexes("articles")}
+            found |= {column["name"] for column in inspector.get_columns("articles")}
+        return found
+
+    async def run() -> set[str]:
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as connection:
+                return await connection.run_sync(look)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(run())
+
+
+def test_up_down_and_up_again(empty_database: str) -> None:
+    upgrade(empty_database)
+    after_upgrade = search_structures(empty_database)
+    command.downgrade(alembic_config(empty_database), "0001")
+    after_downgrade = search_structures(empty_database)
+    upgrade(empty_database)
+
+    assert {"articles", "ix_articles_status", "search_rowid", "published_at"} <= after_upgrade
+    if empty_database.startswith("sqlite"):
+        assert {"articles_fts", "ix_articles_search_rowid"} <= after_upgrade
+    else:
+        assert {"search_vector", "ix_articles_search_vector"} <= after_upgrade
+    assert "articles" not in after_downgrade
+    assert "articles_fts" not in after_downgrade
+    assert "contacts" in after_downgrade
+    assert search_structures(empty_database) == after_upgrade
