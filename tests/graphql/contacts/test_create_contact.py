@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
 from tests.graphql.accounts.helpers import new_account
@@ -71,22 +69,17 @@ def test_an_explicit_account_wins_over_the_domain(api: GraphQLClient) -> None:
     assert contact["account"]["id"] == partner["id"]
 
 
-@pytest.mark.parametrize(
-    "account_id",
-    [
+def test_an_unknown_account_is_not_found_and_nothing_is_written(api: GraphQLClient) -> None:
+    for account_id in (
         "acc_01JD0000000000000000000000",  # well-formed, of nothing
         "ct_01JD0000000000000000000000",  # well-formed, another type
         "nonsense",
-    ],
-)
-def test_an_unknown_account_is_not_found_and_nothing_is_written(
-    api: GraphQLClient, account_id: str
-) -> None:
-    payload = create_contact_payload(api, email="new@example.com", accountId=account_id)
+    ):
+        payload = create_contact_payload(api, email="new@example.com", accountId=account_id)
 
-    assert payload["contact"] is None
-    assert payload["error"]["code"] == "NOT_FOUND"
-    assert payload["error"]["fields"] == [{"field": "accountId", "code": "INVALID"}]
+        assert payload["contact"] is None, account_id
+        assert payload["error"]["code"] == "NOT_FOUND", account_id
+        assert payload["error"]["fields"] == [{"field": "accountId", "code": "INVALID"}]
     assert api.ok(COUNT)["contacts"]["totalCount"] == 0
 
 
@@ -103,29 +96,27 @@ def test_an_account_of_another_workspace_is_not_found(
     assert theirs["error"]["code"] == "NOT_FOUND"
 
 
-@pytest.mark.parametrize(
-    ("values", "field", "code"),
-    [
-        ({}, "email", "REQUIRED"),
-        ({"email": "   "}, "email", "REQUIRED"),
-        ({"email": "not-an-address"}, "email", "INVALID"),
-        ({"email": "a@b"}, "email", "INVALID"),
-        ({"email": "a" * 250 + "@example.com"}, "email", "TOO_LONG"),
-        ({"email": "ok@example.com", "name": "n" * 201}, "name", "TOO_LONG"),
-    ],
-)
-def test_bad_input_is_refused_in_the_payload(
-    api: GraphQLClient, values: dict[str, str], field: str, code: str
-) -> None:
-    answer = api(
-        """mutation($input: CreateContactInput!) {
-      createContact(input: $input) { contact { id } error { code fields { field code } } } }""",
-        {"input": values},
-    )
+BAD_INPUT = [
+    ({}, "email", "REQUIRED"),
+    ({"email": "   "}, "email", "REQUIRED"),
+    ({"email": "not-an-address"}, "email", "INVALID"),
+    ({"email": "a@b"}, "email", "INVALID"),
+    ({"email": "a" * 250 + "@example.com"}, "email", "TOO_LONG"),
+    ({"email": "ok@example.com", "name": "n" * 201}, "name", "TOO_LONG"),
+]
 
-    assert answer.status == 200
-    payload = answer.data["createContact"]
-    assert payload["contact"] is None
-    assert payload["error"]["code"] == "VALIDATION_FAILED"
-    assert payload["error"]["fields"] == [{"field": field, "code": code}]
+
+def test_bad_input_is_refused_in_the_payload(api: GraphQLClient) -> None:
+    for values, field, code in BAD_INPUT:
+        answer = api(
+            """mutation($input: CreateContactInput!) {
+              createContact(input: $input) { contact { id } error { code fields { field code } } } }""",
+            {"input": values},
+        )
+
+        assert answer.status == 200, values
+        payload = answer.data["createContact"]
+        assert payload["contact"] is None, values
+        assert payload["error"]["code"] == "VALIDATION_FAILED", values
+        assert payload["error"]["fields"] == [{"field": field, "code": code}], values
     assert api.ok(COUNT)["contacts"]["totalCount"] == 0
