@@ -6,6 +6,7 @@ crosses workspaces, so tests share one server and database per backend.
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from supportdesk.domain import api_keys, audit, machine_users
+from supportdesk.domain import api_keys, audit, machine_users, org_admins
 from supportdesk.domain.workspaces import InitialisedWorkspace, init_workspace
 from tests.client import GraphQLClient
 from tests.servers import (
@@ -108,10 +109,32 @@ class WorkspaceFixture:
 
         return self.server.call(make())
 
+    def add_person(self, role: str, email: str | None = None) -> str:
+        """Another person of the workspace (e.g. an "agent", who is no org admin); their
+        password is ADMIN_PASSWORD. Returns their e-mail."""
+        email = email or unique_email(role)
+        self.server.call(
+            org_admins.create_org_admin(
+                self.server.db, audit.CLI_ACTOR, self.id, email, ADMIN_PASSWORD, role
+            )
+        )
+        return email
 
-def make_workspace(server: RunningServer, name: str = "Test workspace") -> WorkspaceFixture:
+
+ADMIN_PASSWORD = "correct horse battery"
+
+
+def unique_email(who: str = "admin") -> str:
+    """Each workspace's people have e-mails of their own: logins (and their throttling)
+    never meet another test's workspaces in the shared database."""
+    return f"{who}-{secrets.token_hex(5)}@example.com"
+
+
+def make_workspace(
+    server: RunningServer, name: str = "Test workspace", admin_email: str | None = None
+) -> WorkspaceFixture:
     made = server.call(
-        init_workspace(server.db, name, "admin@example.com", "correct horse battery")
+        init_workspace(server.db, name, admin_email or unique_email(), ADMIN_PASSWORD)
     )
     return WorkspaceFixture(server, made)
 

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from supportdesk.config import Settings
 from supportdesk.db import Database
@@ -16,6 +16,7 @@ from supportdesk.graphql.schema import build_schema
 from supportdesk.http.graphql_endpoint import GraphQLEndpoint
 from supportdesk.http.health import healthz, readyz
 from supportdesk.http.request_id import RequestIdMiddleware
+from supportdesk.web import settings_app
 
 
 def create_app(settings: Settings | None = None, db: Database | None = None) -> Starlette:
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             ),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
+            Mount("/settings", app=settings_app(settings, database)),
         ],
         middleware=[Middleware(RequestIdMiddleware)],
         lifespan=lifespan,

@@ -35,6 +35,12 @@ class Settings(BaseSettings):
     failed_auth_per_minute: int = Field(default=60, ge=1)
     request_timeout_seconds: float = Field(default=10.0, gt=0)
     log_json: bool = True
+    # The settings page: how long a login lasts, and how many wrong passwords are allowed
+    # per e-mail and per client address within the throttle window.
+    session_hours: float = Field(default=12, gt=0)
+    login_failures_per_email: int = Field(default=10, ge=1)
+    login_failures_per_address: int = Field(default=30, ge=1)
+    login_throttle_seconds: int = Field(default=900, ge=1)
 
     @field_validator("database_url")
     @classmethod

@@ -207,3 +207,35 @@ articles = Table(
     PrimaryKeyConstraint("workspace_id", "id"),
     Index("ix_articles_status", "workspace_id", "status", "id"),
 )
+
+# --- The settings page ---------------------------------------------------------------
+
+# Failed org-admin logins, one row per failure and subject (a hashed e-mail or client
+# address), kept for the throttle's window. Shared by every process through the database.
+login_failures = Table(
+    "login_failures",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("subject", String(64), nullable=False),
+    Column("failed_at", UTCDateTime, nullable=False),
+    Index("ix_login_failures_subject", "subject", "failed_at"),
+)
+
+# One-time form tokens already used: a refreshed "Create key" form must not mint a second key.
+form_submissions = Table(
+    "form_submissions",
+    metadata,
+    *_tenant_columns(),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+)
+
+# Secrets the service generates for itself (the session-signing key on PostgreSQL), so that
+# every process agrees on them.
+service_secrets = Table(
+    "service_secrets",
+    metadata,
+    Column("name", String(50), primary_key=True),
+    Column("value", String(200), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)

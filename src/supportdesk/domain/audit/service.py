@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -71,10 +72,16 @@ async def record(
 
 
 async def list_audit_events(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest
+    connection: AsyncConnection,
+    workspace_id: str,
+    page: PageRequest,
+    target_types: Sequence[str] | None = None,
 ) -> Page[AuditEvent]:
-    """Newest first: an audit log is read from the top."""
+    """Newest first: an audit log is read from the top. `target_types` narrows it to
+    events about those kinds of things (e.g. "ApiKey", "MachineUser")."""
     query = select(audit_events).where(audit_events.c.workspace_id == workspace_id)
+    if target_types is not None:
+        query = query.where(audit_events.c.target_type.in_(target_types))
     if page.after:
         query = query.where(audit_events.c.id < page.after)
     query = query.order_by(audit_events.c.id.desc()).limit(page.first + 1)

@@ -1,8 +1,8 @@
 """Workspaces (tenants) and their org admins."""
 
+from supportdesk.domain.org_admins import OrgAdmin
 from supportdesk.domain.workspaces.service import (
     InitialisedWorkspace,
-    OrgAdmin,
     Workspace,
     get_workspace,
     init_workspace,

@@ -9,10 +9,9 @@ from datetime import datetime
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.auth.passwords import hash_password
 from supportdesk.auth.scopes import PRESETS
 from supportdesk.db import Database
-from supportdesk.db.tables import org_admins, workspaces
+from supportdesk.db.tables import workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.api_keys.service import CreatedKey, insert_api_key
 from supportdesk.domain.clock import now
@@ -23,6 +22,11 @@ from supportdesk.domain.machine_users.service import (
     MANAGED_NAME,
     insert_machine_user,
 )
+from supportdesk.domain.org_admins.service import (
+    OrgAdmin,
+    hash_password_off_loop,
+    insert_org_admin,
+)
 from supportdesk.domain.validation import Validator
 
 
@@ -31,14 +35,6 @@ class Workspace:
     id: str
     name: str
     created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class OrgAdmin:
-    id: str
-    workspace_id: str
-    email: str
-    role: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,23 +58,15 @@ async def init_workspace(
     check.check()
     assert clean_name is not None and clean_email is not None
     password = admin_password or secrets.token_urlsafe(12)
+    password_hash = await hash_password_off_loop(password)
     moment = now()
     workspace = Workspace(new_id("Workspace", moment), clean_name, moment)
-    admin = OrgAdmin(new_id("OrgAdmin", moment), workspace.id, clean_email, "admin")
     async with db.transaction() as connection:
         await connection.execute(
             insert(workspaces).values(id=workspace.id, name=clean_name, created_at=moment)
         )
-        await connection.execute(
-            insert(org_admins).values(
-                workspace_id=workspace.id,
-                id=admin.id,
-                email=clean_email,
-                email_normalized=clean_email.casefold(),
-                password_hash=hash_password(password),
-                role="admin",
-                created_at=moment,
-            )
+        admin = await insert_org_admin(
+            connection, workspace.id, clean_email, password_hash, "admin"
         )
         managed = await insert_machine_user(
             connection, workspace.id, MANAGED_NAME, MANAGED_DESCRIPTION, managed=True

@@ -1,0 +1,84 @@
+"""The settings page as an ASGI app, mounted at /settings by supportdesk.app."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from supportdesk.auth.login_throttle import LoginThrottle, ThrottleLimits
+from supportdesk.config import Settings
+from supportdesk.db import Database
+from supportdesk.web.endpoint import Handler, Web, endpoint
+from supportdesk.web.pages import api_keys, audit, login, machine_users
+from supportdesk.web.session import SessionCookies
+
+
+def _web(settings: Settings, db: Database) -> Web:
+    limits = ThrottleLimits(
+        per_email=settings.login_failures_per_email,
+        per_address=settings.login_failures_per_address,
+        window=timedelta(seconds=settings.login_throttle_seconds),
+    )
+    return Web(
+        settings,
+        db,
+        SessionCookies(settings.secret_key, db, int(settings.session_hours * 3600)),
+        LoginThrottle(db, limits),
+    )
+
+
+def _routes(web: Web) -> list[BaseRoute]:
+    def page(
+        path: str, handler: Handler, methods: Sequence[str] = ("GET",), *, admin_only: bool = True
+    ) -> Route:
+        return Route(path, endpoint(web, handler, admin_only=admin_only), methods=list(methods))
+
+    return [
+        page("/", login.home),
+        page("/login", login.login_form, admin_only=False),
+        page("/login", login.login, ["POST"], admin_only=False),
+        page("/logout", login.logout, ["POST"], admin_only=False),
+        page("/workspace", login.choose_form, admin_only=False),
+        page("/workspace", login.choose, ["POST"], admin_only=False),
+        page("/api", api_keys.key_list),
+        page("/api/keys/new", api_keys.new_key_form),
+        page("/api/keys", api_keys.create_key, ["POST"]),
+        page("/api/keys/{key_id}/revoke", api_keys.revoke_form),
+        page("/api/keys/{key_id}/revoke", api_keys.revoke, ["POST"]),
+        page("/machine-users", machine_users.user_list),
+        page("/machine-users/new", machine_users.new_user_form),
+        page("/machine-users", machine_users.create_user, ["POST"]),
+        page("/machine-users/{user_id}", machine_users.user_detail),
+        page("/audit", audit.audit_log),
+        Mount("/static", StaticFiles(packages=[("supportdesk.web", "static")]), name="static"),
+    ]
+
+
+def settings_app(settings: Settings, db: Database) -> Starlette:
+    web = _web(settings, db)
+
+    async def http_problem(request: Request, error: Exception) -> Response:
+        status = error.status_code if isinstance(error, HTTPException) else 500
+        titles = {404: "Page not found", 405: "Method not allowed"}
+        return web.renderer.html(
+            "problem.html",
+            {
+                "title": titles.get(status, "Something went wrong"),
+                "message": "There is nothing here. Check the address, or start from Settings.",
+                "me": None,
+                "can_switch": False,
+                "notice": None,
+                "csrf_token": "",
+                "section": "",
+            },
+            status,
+        )
+
+    return Starlette(routes=_routes(web), exception_handlers={HTTPException: http_problem})

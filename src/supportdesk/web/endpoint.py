@@ -1,0 +1,157 @@
+"""Every settings page goes through here: session in, CSRF checked on POST, the org admin
+loaded and checked, the handler run, the session cookie written back."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.formparsers import MultiPartException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from supportdesk.auth.login_throttle import LoginThrottle
+from supportdesk.config import Settings
+from supportdesk.db import Database
+from supportdesk.domain import audit
+from supportdesk.domain.org_admins import Membership, get_membership
+from supportdesk.web import csrf
+from supportdesk.web.render import SECURITY_HEADERS, Renderer
+from supportdesk.web.session import Session, SessionCookies
+
+MAX_FORM_BYTES = 64 * 1024
+
+
+@dataclass
+class Web:
+    """What the settings pages share."""
+
+    settings: Settings
+    db: Database
+    sessions: SessionCookies
+    throttle: LoginThrottle
+    renderer: Renderer = field(default_factory=Renderer)
+
+
+@dataclass
+class Page:
+    """One request to a settings page."""
+
+    request: Request
+    web: Web
+    session: Session
+    form: FormData = field(default_factory=FormData)
+    membership: Membership | None = None
+
+    @property
+    def db(self) -> Database:
+        return self.web.db
+
+    @property
+    def me(self) -> Membership:
+        assert self.membership is not None, "an admin page without an admin"
+        return self.membership
+
+    @property
+    def workspace_id(self) -> str:
+        return self.me.admin.workspace_id
+
+    @property
+    def client_address(self) -> str | None:
+        return self.request.client.host if self.request.client else None
+
+    @property
+    def actor(self) -> audit.Actor:
+        admin = self.me.admin
+        return audit.Actor("org_admin", admin.id, admin.email, self.client_address)
+
+    def field(self, name: str) -> str:
+        value = self.form.get(name)
+        return value if isinstance(value, str) else ""
+
+    def render(
+        self,
+        template: str,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        **values: Any,
+    ) -> Response:
+        context = {
+            "request": self.request,
+            "csrf_token": self.session.csrf,
+            "me": self.membership,
+            "can_switch": len(self.session.choices) > 1,
+            "notice": self.session.take_notice(),
+            "base_url": str(self.request.base_url).rstrip("/"),
+            "section": "",
+            **values,
+        }
+        return self.web.renderer.html(template, context, status, headers)
+
+    def problem(self, status: int, title: str, message: str) -> Response:
+        return self.render("problem.html", status, title=title, message=message)
+
+
+Handler = Callable[[Page], Awaitable[Response]]
+
+
+def redirect(path: str) -> Response:
+    return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
+
+
+async def _read_form(page: Page) -> Response | None:
+    declared = page.request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+        return page.problem(413, "Form too large", "The form sent more than this page accepts.")
+    try:
+        page.form = await page.request.form(
+            max_files=0, max_fields=100, max_part_size=MAX_FORM_BYTES
+        )
+    except MultiPartException:
+        return page.problem(400, "Form not readable", "The form could not be read.")
+    if not csrf.is_valid(page.session, page.form):
+        return page.problem(
+            403,
+            "Form expired",
+            "This form has expired or did not come from this page. "
+            "Go back, reload the page and try again.",
+        )
+    return None
+
+
+async def _admit(page: Page) -> Response | None:
+    """None when the session belongs to an org admin of its workspace, else the answer."""
+    session = page.session
+    if not session.logged_in:
+        return redirect("/settings/workspace" if session.choices else "/settings/login")
+    assert session.workspace_id is not None and session.admin_id is not None
+    async with page.db.read() as connection:
+        page.membership = await get_membership(connection, session.workspace_id, session.admin_id)
+    if page.membership is None:
+        page.session = Session()
+        page.session.tell("Your login is no longer valid. Please log in again.")
+        return redirect("/settings/login")
+    if not page.membership.admin.is_admin:
+        return not_an_admin(page, page.membership)
+    return None
+
+
+def not_an_admin(page: Page, membership: Membership) -> Response:
+    return page.render(
+        "not_admin.html", 403, person=membership.admin.email, workspace=membership.workspace_name
+    )
+
+
+def endpoint(web: Web, handler: Handler, *, admin_only: bool = True) -> Callable[..., Any]:
+    async def run(request: Request) -> Response:
+        page = Page(request, web, await web.sessions.read(request))
+        refused = await _read_form(page) if request.method == "POST" else None
+        if refused is None and admin_only:
+            refused = await _admit(page)
+        response = refused or await handler(page)
+        await web.sessions.write(request, response, page.session)
+        return response
+
+    return run

@@ -1,0 +1,1 @@
+"""The settings pages, one module per area."""

@@ -1,0 +1,43 @@
+"""The audit log of keys and machine users: who did what, when, from where."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from supportdesk.domain import audit
+from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.pagination import PageRequest, encode_cursor
+from supportdesk.web.endpoint import Page, redirect
+
+PAGE_SIZE = 50
+TARGET_TYPES = ("ApiKey", "MachineUser")
+ACTIONS = {
+    "api_key.created": "Key created",
+    "api_key.revoked": "Key revoked",
+    "machine_user.created": "Machine user created",
+    "machine_user.updated": "Machine user updated",
+}
+ACTOR_TYPES = {
+    "org_admin": "Org admin",
+    "machine_user": "Machine user (API key)",
+    "cli": "Command line",
+}
+
+
+async def audit_log(page: Page) -> Response:
+    try:
+        request = PageRequest.of(PAGE_SIZE, page.request.query_params.get("after") or None)
+    except InvalidArgument:
+        return redirect("/settings/audit")
+    async with page.db.read() as connection:
+        events = await audit.list_audit_events(
+            connection, page.workspace_id, request, target_types=TARGET_TYPES
+        )
+    return page.render(
+        "audit.html",
+        section="audit",
+        events=events.items,
+        actions=ACTIONS,
+        actor_types=ACTOR_TYPES,
+        next_after=encode_cursor(events.items[-1].id) if events.has_next else None,
+    )

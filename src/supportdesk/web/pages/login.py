@@ -1,0 +1,97 @@
+"""Logging in and out, and choosing a workspace when one e-mail administers several."""
+
+from __future__ import annotations
+
+import math
+
+from starlette.responses import Response
+
+from supportdesk.domain.clock import now
+from supportdesk.domain.org_admins import Membership, get_membership, verify_login
+from supportdesk.web.endpoint import Page, not_an_admin, redirect
+from supportdesk.web.session import Session
+
+HOME = "/settings/api"
+
+
+async def home(page: Page) -> Response:
+    return redirect(HOME)
+
+
+async def login_form(page: Page) -> Response:
+    if page.session.logged_in:
+        return redirect(HOME)
+    return page.render("login.html", email="", error=None)
+
+
+def _refused(page: Page, email: str, status: int, error: str, **headers: str) -> Response:
+    return page.render("login.html", status, headers, email=email, error=error)
+
+
+async def login(page: Page) -> Response:
+    email = page.field("email").strip()[:254]
+    password = page.field("password")
+    throttle, address = page.web.throttle, page.client_address
+    if not email or not password:
+        return _refused(page, email, 400, "Enter your e-mail and password.")
+    wait = await throttle.retry_after(email, address, now())
+    if wait is not None:
+        minutes = math.ceil(wait / 60)
+        message = (
+            "Too many failed logins. For your security, logging in is paused: "
+            f"try again in {minutes} minute{'s' * (minutes != 1)}."
+        )
+        return _refused(page, email, 429, message, **{"Retry-After": str(wait)})
+    async with page.db.read() as connection:
+        seats = await verify_login(connection, email, password)
+    if not seats:
+        await throttle.failed(email, address, now())
+        return _refused(
+            page,
+            email,
+            401,
+            "That e-mail and password do not match an org admin.",
+            **{"WWW-Authenticate": 'Form realm="supportdesk settings"'},
+        )
+    await throttle.succeeded(email)
+    admin_seats = [seat for seat in seats if seat.admin.is_admin]
+    if not admin_seats:
+        return not_an_admin(page, seats[0])
+    page.session = Session.started([(s.admin.workspace_id, s.admin.id) for s in admin_seats])
+    return redirect(HOME if page.session.logged_in else "/settings/workspace")
+
+
+async def _choices(page: Page) -> list[Membership]:
+    seats = []
+    async with page.db.read() as connection:
+        for workspace_id, admin_id in page.session.choices:
+            seat = await get_membership(connection, workspace_id, admin_id)
+            if seat is not None and seat.admin.is_admin:
+                seats.append(seat)
+    return seats
+
+
+async def choose_form(page: Page) -> Response:
+    if not page.session.choices:
+        return redirect("/settings/login")
+    return page.render(
+        "choose_workspace.html",
+        seats=await _choices(page),
+        current=page.session.workspace_id,
+    )
+
+
+async def choose(page: Page) -> Response:
+    wanted = page.field("workspace_id")
+    for seat in await _choices(page):
+        if seat.admin.workspace_id == wanted:
+            page.session.choose(wanted, seat.admin.id)
+            page.session.tell(f"You are managing {seat.workspace_name}.")
+            return redirect(HOME)
+    return page.problem(404, "Workspace not found", "You are not an org admin of that workspace.")
+
+
+async def logout(page: Page) -> Response:
+    page.session = Session()
+    page.session.tell("You have logged out.")
+    return redirect("/settings/login")

@@ -1,0 +1,63 @@
+"""HTML responses of the settings page: Jinja2 templates, autoescaped, with the headers
+every page carries (no caching, no framing, scripts and styles from this origin only)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import jinja2
+from starlette.responses import HTMLResponse
+
+from supportdesk.auth.scopes import PRESETS, SCOPES
+
+SECURITY_HEADERS = {
+    # Pages show keys and audit data: nothing is kept by the browser or a proxy.
+    "Cache-Control": "no-store",
+    "Pragma": "no-cache",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%-d %b %Y, %H:%M UTC") if moment else "—"
+
+
+def _day(moment: datetime | None) -> str:
+    return moment.strftime("%-d %b %Y") if moment else "—"
+
+
+def _iso(moment: datetime | None) -> str:
+    return moment.isoformat().replace("+00:00", "Z") if moment else ""
+
+
+class Renderer:
+    def __init__(self) -> None:
+        self.env = jinja2.Environment(
+            loader=jinja2.PackageLoader("supportdesk.web", "templates"),
+            autoescape=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters["when"] = _when
+        self.env.filters["iso"] = _iso
+        self.env.filters["day"] = _day
+        self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES)
+
+    def html(
+        self,
+        template: str,
+        values: dict[str, Any],
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> HTMLResponse:
+        body = self.env.get_template(template).render(values)
+        return HTMLResponse(
+            body, status_code=status, headers={**SECURITY_HEADERS, **(headers or {})}
+        )

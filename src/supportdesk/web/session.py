@@ -1,0 +1,129 @@
+"""The settings page's session: a signed cookie, never a secret.
+
+It holds who logged in (admin and workspace ids), the workspaces they may switch between,
+the CSRF token of their forms and a one-shot notice. Signed with the deployment's session
+key; HttpOnly, SameSite=Lax, Secure over HTTPS, and scoped to /settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from starlette.requests import Request
+from starlette.responses import Response
+
+from supportdesk.auth.session_key import session_key
+from supportdesk.db import Database
+
+COOKIE_NAME = "supportdesk_session"
+COOKIE_PATH = "/settings"
+
+
+@dataclass
+class Session:
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    workspace_id: str | None = None
+    admin_id: str | None = None
+    logged_in_at: float | None = None
+    # (workspace id, admin id) pairs whose password was checked at login.
+    choices: list[tuple[str, str]] = field(default_factory=list)
+    notice: str | None = None
+    changed: bool = True
+
+    @property
+    def logged_in(self) -> bool:
+        return self.admin_id is not None and self.workspace_id is not None
+
+    @classmethod
+    def started(cls, choices: list[tuple[str, str]]) -> Session:
+        """A fresh session for a person who just proved their password: a new CSRF token,
+        nothing carried over from before the login (no session fixation)."""
+        session = cls(choices=choices, logged_in_at=time.time())
+        if len(choices) == 1:
+            session.choose(*choices[0])
+        return session
+
+    def choose(self, workspace_id: str, admin_id: str) -> None:
+        self.workspace_id, self.admin_id = workspace_id, admin_id
+        self.changed = True
+
+    def tell(self, notice: str) -> None:
+        self.notice, self.changed = notice, True
+
+    def take_notice(self) -> str | None:
+        notice, self.notice = self.notice, None
+        if notice:
+            self.changed = True
+        return notice
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "c": self.csrf,
+            "w": self.workspace_id,
+            "a": self.admin_id,
+            "t": self.logged_in_at,
+            "ch": [list(choice) for choice in self.choices],
+            "n": self.notice,
+        }
+
+    @classmethod
+    def load(cls, data: dict[str, Any]) -> Session:
+        return cls(
+            csrf=str(data["c"]),
+            workspace_id=data.get("w"),
+            admin_id=data.get("a"),
+            logged_in_at=data.get("t"),
+            choices=[(str(w), str(a)) for w, a in data.get("ch") or []],
+            notice=data.get("n"),
+            changed=False,
+        )
+
+
+class SessionCookies:
+    """Reads and writes sessions; the signing key is resolved once, on first use."""
+
+    def __init__(self, configured_key: str | None, db: Database, lifetime_seconds: int) -> None:
+        self._configured_key = configured_key
+        self._db = db
+        self.lifetime = lifetime_seconds
+        self._serializer: URLSafeTimedSerializer | None = None
+        self._lock = asyncio.Lock()
+
+    async def serializer(self) -> URLSafeTimedSerializer:
+        if self._serializer is None:
+            async with self._lock:
+                if self._serializer is None:
+                    key = await session_key(self._configured_key, self._db)
+                    self._serializer = URLSafeTimedSerializer(key, salt="supportdesk.session")
+        return self._serializer
+
+    async def read(self, request: Request) -> Session:
+        """The request's session, or a new empty one when it has none that is valid."""
+        cookie = request.cookies.get(COOKIE_NAME)
+        if not cookie:
+            return Session()
+        try:
+            data = (await self.serializer()).loads(cookie, max_age=self.lifetime)
+            session = Session.load(data)
+        except (BadSignature, KeyError, TypeError, ValueError):
+            return Session()
+        if session.logged_in_at is not None and time.time() - session.logged_in_at > self.lifetime:
+            return Session()  # a login lasts `lifetime` however busy the session is
+        return session
+
+    async def write(self, request: Request, response: Response, session: Session) -> None:
+        if not session.changed:
+            return
+        response.set_cookie(
+            COOKIE_NAME,
+            (await self.serializer()).dumps(session.dump()),
+            path=COOKIE_PATH,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )

@@ -1,0 +1,258 @@
+"""Logging in to the settings page: passwords, roles, throttling, workspaces, the cookie."""
+
+from __future__ import annotations
+
+from http.cookies import SimpleCookie
+
+from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace, unique_email
+from tests.servers import RunningServer
+from tests.web.settings_client import SettingsClient
+
+
+def session_cookie_header(answer_headers: list[str]) -> str:
+    cookies = [h for h in answer_headers if h.startswith("supportdesk_session=")]
+    assert len(cookies) == 1, answer_headers
+    return cookies[0]
+
+
+def test_an_org_admin_logs_in_and_sees_the_keys_of_their_workspace(
+    workspace: WorkspaceFixture,
+) -> None:
+    client = SettingsClient(workspace.server.base_url)
+
+    answer = client.login(workspace.admin_email, workspace.admin_password)
+    page = client.get("/settings/api")
+
+    assert answer.status_code == 303
+    assert answer.headers["location"] == "/settings/api"
+    assert page.status_code == 200
+    assert "Test workspace" in page.text
+    assert workspace.made.key.api_key.key_prefix in page.text
+    assert workspace.key not in page.text
+
+
+def test_the_e_mail_is_matched_ignoring_case_and_spaces(workspace: WorkspaceFixture) -> None:
+    client = SettingsClient(workspace.server.base_url)
+
+    answer = client.login(f"  {workspace.admin_email.upper()} ", workspace.admin_password)
+
+    assert answer.status_code == 303
+
+
+def test_pages_need_a_login(workspace: WorkspaceFixture) -> None:
+    client = SettingsClient(workspace.server.base_url)
+
+    for path in (
+        "/settings/api",
+        "/settings/api/keys/new",
+        "/settings/machine-users",
+        "/settings/audit",
+    ):
+        answer = client.get(path)
+        assert answer.status_code == 303, path
+        assert answer.headers["location"] == "/settings/login"
+
+
+def test_a_wrong_password_is_refused_and_logs_nobody_in(workspace: WorkspaceFixture) -> None:
+    client = SettingsClient(workspace.server.base_url)
+
+    answer = client.login(workspace.admin_email, "not the password")
+
+    assert answer.status_code == 401
+    assert "do not match an org admin" in answer.text
+    assert client.get("/settings/api").status_code == 303
+
+
+def test_an_unknown_e_mail_gets_the_same_answer_as_a_wrong_password(
+    workspace: WorkspaceFixture,
+) -> None:
+    client = SettingsClient(workspace.server.base_url)
+    stranger = unique_email("nobody")
+
+    wrong_password = client.login(workspace.admin_email, "not the password")
+    unknown = client.login(stranger, "not the password")
+
+    assert unknown.status_code == wrong_password.status_code == 401
+    assert unknown.text.replace(stranger, "E") == wrong_password.text.replace(
+        workspace.admin_email, "E"
+    )
+
+
+def test_repeated_wrong_passwords_for_one_e_mail_are_throttled(
+    strict_workspace: WorkspaceFixture,
+) -> None:
+    workspace = strict_workspace
+    limit = workspace.server.settings.login_failures_per_email
+    # Each try from another address: the e-mail's own limit is what holds.
+    for _ in range(limit):
+        tried = SettingsClient(workspace.server.base_url).login(workspace.admin_email, "guess")
+        assert tried.status_code == 401
+
+    throttled = SettingsClient(workspace.server.base_url).login(
+        workspace.admin_email, workspace.admin_password
+    )
+
+    assert throttled.status_code == 429
+    assert int(throttled.headers["retry-after"]) > 0
+    assert "Too many failed logins" in throttled.text
+
+
+def test_a_client_address_with_many_failures_is_throttled_for_every_e_mail(
+    strict_workspace: WorkspaceFixture,
+) -> None:
+    workspace = strict_workspace
+    limit = workspace.server.settings.login_failures_per_address
+    client = SettingsClient(workspace.server.base_url)
+    for _ in range(limit):
+        assert client.login(unique_email("guess"), "guess").status_code == 401
+
+    from_there = client.login(workspace.admin_email, workspace.admin_password)
+    from_elsewhere = SettingsClient(workspace.server.base_url).login(
+        workspace.admin_email, workspace.admin_password
+    )
+
+    assert from_there.status_code == 429
+    assert from_elsewhere.status_code == 303
+
+
+def test_a_right_password_clears_the_e_mail_s_failures(
+    strict_workspace: WorkspaceFixture,
+) -> None:
+    workspace = strict_workspace
+    limit = workspace.server.settings.login_failures_per_email
+    for _ in range(limit - 1):
+        SettingsClient(workspace.server.base_url).login(workspace.admin_email, "guess")
+    SettingsClient(workspace.server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+    for _ in range(limit - 1):
+        SettingsClient(workspace.server.base_url).login(workspace.admin_email, "guess")
+
+    answer = SettingsClient(workspace.server.base_url).login(
+        workspace.admin_email, workspace.admin_password
+    )
+
+    assert answer.status_code == 303
+
+
+def test_a_person_who_is_not_an_org_admin_gets_403(workspace: WorkspaceFixture) -> None:
+    agent = workspace.add_person("agent")
+    client = SettingsClient(workspace.server.base_url)
+
+    answer = client.login(agent, ADMIN_PASSWORD)
+
+    assert answer.status_code == 403
+    assert "Settings are for org admins" in answer.text
+    assert client.get("/settings/api").status_code == 303
+
+
+def test_an_admin_of_several_workspaces_chooses_one(server: RunningServer) -> None:
+    email = unique_email()
+    first = make_workspace(server, "Alpha support", email)
+    second = make_workspace(server, "Beta support", email)
+    client = SettingsClient(server.base_url)
+
+    answer = client.login(email, ADMIN_PASSWORD)
+    chooser = client.get("/settings/workspace")
+    chosen = client.submit(
+        "/settings/workspace", "/settings/workspace", {"workspace_id": second.id}
+    )
+    keys = client.get("/settings/api")
+
+    assert answer.status_code == 303
+    assert answer.headers["location"] == "/settings/workspace"
+    assert "Alpha support" in chooser.text and "Beta support" in chooser.text
+    assert chosen.status_code == 303
+    assert second.made.key.api_key.key_prefix in keys.text
+    assert first.made.key.api_key.key_prefix not in keys.text
+
+
+def test_a_workspace_not_offered_at_login_cannot_be_chosen(
+    workspace: WorkspaceFixture, other_workspace: WorkspaceFixture
+) -> None:
+    client = SettingsClient(workspace.server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+
+    answer = client.submit(
+        "/settings/api", "/settings/workspace", {"workspace_id": other_workspace.id}
+    )
+
+    assert answer.status_code == 404
+    assert other_workspace.made.key.api_key.key_prefix not in client.get("/settings/api").text
+
+
+def test_logging_out_ends_the_session(workspace: WorkspaceFixture) -> None:
+    client = SettingsClient(workspace.server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+    old_cookie = client.http.cookies.get("supportdesk_session")
+
+    answer = client.submit("/settings/api", "/settings/logout")
+
+    assert answer.status_code == 303
+    assert client.get("/settings/api").status_code == 303
+    assert client.http.cookies.get("supportdesk_session") != old_cookie
+
+
+def test_the_session_cookie_is_httponly_samesite_lax_and_scoped(
+    workspace: WorkspaceFixture,
+) -> None:
+    client = SettingsClient(workspace.server.base_url)
+
+    answer = client.login(workspace.admin_email, workspace.admin_password)
+
+    cookie = session_cookie_header(answer.headers.get_list("set-cookie"))
+    parsed = SimpleCookie(cookie)["supportdesk_session"]
+    assert parsed["httponly"] is True
+    assert parsed["samesite"].lower() == "lax"
+    assert parsed["path"] == "/settings"
+    assert not parsed["secure"]  # plain HTTP here: a Secure cookie would never come back
+    assert workspace.admin_password not in cookie
+    assert workspace.key not in cookie
+
+
+def test_the_session_cookie_is_secure_over_https(workspace: WorkspaceFixture) -> None:
+    # Behind a TLS-terminating proxy that the server trusts (X-Forwarded-Proto).
+    client = SettingsClient(workspace.server.base_url, https=True)
+
+    answer = client.login(workspace.admin_email, workspace.admin_password)
+
+    cookie = session_cookie_header(answer.headers.get_list("set-cookie"))
+    assert SimpleCookie(cookie)["supportdesk_session"]["secure"] is True
+
+
+def test_a_forged_session_cookie_is_ignored(workspace: WorkspaceFixture) -> None:
+    client = SettingsClient(workspace.server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+    value = client.http.cookies.get("supportdesk_session")
+    assert value
+    client.http.cookies.clear()
+    client.http.cookies.set("supportdesk_session", value[:-3] + "AAA", path="/settings")
+
+    assert client.get("/settings/api").status_code == 303
+
+
+def test_every_process_of_a_deployment_accepts_the_same_session(
+    workspace: WorkspaceFixture,
+) -> None:
+    client = SettingsClient(workspace.server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+    cookie = client.http.cookies.get("supportdesk_session")
+    twin = RunningServer(workspace.server.backend, workspace.server.database_url).start()
+    configured = RunningServer(
+        workspace.server.backend, workspace.server.database_url, secret_key="x" * 40
+    ).start()
+    try:
+        on_twin = SettingsClient(twin.base_url)
+        on_twin.http.cookies.set("supportdesk_session", cookie or "", path="/settings")
+        on_configured = SettingsClient(configured.base_url)
+        on_configured.http.cookies.set("supportdesk_session", cookie or "", path="/settings")
+
+        assert on_twin.get("/settings/api").status_code == 200
+        assert on_configured.get("/settings/api").status_code == 303
+    finally:
+        twin.stop()
+        configured.stop()
