@@ -23,11 +23,13 @@ install: $(STAMP)
 # Creates the embedded SQLite database with a demo workspace on first run, then serves.
 run: $(STAMP)
 	@if [ ! -f data/.demo-initialised ]; then \
-		$(BIN)/supportdesk init --workspace "$(WORKSPACE)" --admin-email "$(ADMIN_EMAIL)" && \
+		$(BIN)/supportdesk init --workspace "$(WORKSPACE)" --admin-email "$(ADMIN_EMAIL)" \
+			--base-url "http://$(HOST):$(PORT)" && \
 		touch data/.demo-initialised; \
 	else \
 		$(BIN)/supportdesk migrate; \
-		echo "Demo workspace exists; its key was printed on the first run."; \
+		echo "Demo workspace exists; its key and admin password were printed on the first run."; \
+		echo "Settings    http://$(HOST):$(PORT)/settings/api  (log in as $(ADMIN_EMAIL))"; \
 		echo "New key: $(BIN)/supportdesk keys create --workspace <ws_id> --name demo --scopes issues:read"; \
 	fi
 	$(BIN)/supportdesk serve --host $(HOST) --port $(PORT) --workers 1

@@ -6,11 +6,16 @@ crosses workspaces, so tests share one server and database per backend.
 
 from __future__ import annotations
 
+import os
 import secrets
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+# Before anything imports supportdesk: cheap Argon2id parameters for the whole suite
+# (auth/passwords.py); a production hash costs ~0.4 s, and nearly every test logs in.
+os.environ.setdefault("SUPPORTDESK_TEST_FAST_PASSWORD_HASHES", "1")
 
 import pytest
 

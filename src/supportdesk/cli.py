@@ -69,17 +69,29 @@ def migrate(database_url: str | None) -> None:
     click.echo("Database is up to date.")
 
 
+def settings_url(base_url: str) -> str:
+    return f"{base_url.rstrip('/')}/settings/api"
+
+
 @main.command()
 @click.option("--workspace", "workspace_name", required=True, help="Name of the new workspace.")
 @click.option("--admin-email", required=True, help="E-mail of the first org admin.")
 @click.option("--admin-password", default=None, help="Generated and printed when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line for scripts.")
+@click.option(
+    "--base-url",
+    envvar="SUPPORTDESK_BASE_URL",
+    default="http://127.0.0.1:8000",
+    show_default=True,
+    help="Where the service will be reached; used to print the settings page's address.",
+)
 @database_option
 def init(
     workspace_name: str,
     admin_email: str,
     admin_password: str | None,
     as_json: bool,
+    base_url: str,
     database_url: str | None,
 ) -> None:
     """Migrate, then create a workspace, its org admin and a Full-access key."""
@@ -92,6 +104,7 @@ def init(
         "workspace_id": made.workspace.id,
         "admin_email": made.admin.email,
         "api_key": made.key.secret,
+        "settings_url": settings_url(base_url),
     }
     if admin_password is None:
         data["admin_password"] = made.admin_password
@@ -101,7 +114,7 @@ def init(
             f"Admin login {made.admin.email} / {made.admin_password}"
             if admin_password is None
             else f"Admin login {made.admin.email} (the password you gave)",
-            "Settings    http://127.0.0.1:8000/settings/api",
+            f"Settings    {settings_url(base_url)}  (log in as the admin above)",
             f"API key     {made.key.secret}",
             "            Full access. Shown once: store it now.",
         ]
@@ -121,7 +134,9 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
     if database_url:
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
     count = workers or os.cpu_count() or 1
-    click.echo(f"supportdesk on http://{host}:{port}/graphql ({count} worker{'s' * (count > 1)})")
+    base_url = f"http://{host}:{port}"
+    click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
+    click.echo(f"Settings → API for org admins: {settings_url(base_url)}")
     uvicorn.run(
         "supportdesk.app:create_app",
         factory=True,

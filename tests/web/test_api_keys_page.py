@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -236,3 +238,23 @@ def test_creating_and_revoking_are_audited_with_the_org_admin_as_actor(
         assert event["ipAddress"] == admin.address
     page = admin.get("/settings/audit").text
     assert "Key revoked" in page and workspace.admin_email in page and admin.address in page
+
+
+def test_long_lists_come_in_pages(admin: SettingsClient, workspace: WorkspaceFixture) -> None:
+    for number in range(55):
+        workspace.create_key(["issues:read"], name=f"bulk key {number:02}")
+
+    first = admin.get("/settings/api").text
+    next_link = re.search(r'href="(/settings/api\?after=[^"]+)"', first)
+    assert next_link
+    second = admin.get(html.unescape(next_link.group(1))).text
+    audit_first = admin.get("/settings/audit").text
+    older = re.search(r'href="(/settings/audit\?after=[^"]+)"', audit_first)
+    assert older
+    audit_second = admin.get(html.unescape(older.group(1))).text
+
+    assert first.count("data-key-id=") == 50
+    assert second.count("data-key-id=") == 6  # 55 + the workspace's first key
+    assert "bulk key 54" in second and "bulk key 54" not in first
+    assert "bulk key 54" in audit_first and "Initial full-access key" in audit_second
+    assert admin.get("/settings/api?after=not-a-cursor").status_code == 303

@@ -256,3 +256,19 @@ def test_every_process_of_a_deployment_accepts_the_same_session(
     finally:
         twin.stop()
         configured.stop()
+
+
+def test_settings_leads_to_the_keys_and_unknown_addresses_get_a_page(
+    workspace: WorkspaceFixture,
+) -> None:
+    client = SettingsClient(workspace.server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+
+    home = client.get("/settings/")
+    missing = client.get("/settings/nothing-here")
+    wrong_method = client.get("/settings/logout")
+
+    assert home.status_code == 303 and home.headers["location"] == "/settings/api"
+    assert missing.status_code == 404 and "Page not found" in missing.text
+    assert wrong_method.status_code == 405 and "Not allowed" in wrong_method.text

@@ -19,6 +19,12 @@ from supportdesk.web.endpoint import Handler, Web, endpoint
 from supportdesk.web.pages import api_keys, audit, login, machine_users
 from supportdesk.web.session import SessionCookies
 
+PROBLEMS = {
+    404: ("Page not found", "There is nothing here. Check the address, or start from Settings."),
+    405: ("Not allowed", "This address does not take that kind of request."),
+    500: ("Something went wrong", "The page could not be shown. Please try again."),
+}
+
 
 def _web(settings: Settings, db: Database) -> Web:
     limits = ThrottleLimits(
@@ -66,19 +72,8 @@ def settings_app(settings: Settings, db: Database) -> Starlette:
 
     async def http_problem(request: Request, error: Exception) -> Response:
         status = error.status_code if isinstance(error, HTTPException) else 500
-        titles = {404: "Page not found", 405: "Method not allowed"}
-        return web.renderer.html(
-            "problem.html",
-            {
-                "title": titles.get(status, "Something went wrong"),
-                "message": "There is nothing here. Check the address, or start from Settings.",
-                "me": None,
-                "can_switch": False,
-                "notice": None,
-                "csrf_token": "",
-                "section": "",
-            },
-            status,
-        )
+        title, message = PROBLEMS.get(status, PROBLEMS[500])
+        values = {"title": title, "message": message, "me": None, "csrf_token": ""}
+        return web.renderer.html("problem.html", values, status)
 
     return Starlette(routes=_routes(web), exception_handlers={HTTPException: http_problem})
