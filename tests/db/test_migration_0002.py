@@ -4,32 +4,12 @@ takes them away again on downgrade."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from alembic import command
 from sqlalchemy import inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from supportdesk.config import normalise_database_url
 from supportdesk.db.migrate import alembic_config, upgrade
-from tests.servers import IN_CI, create_postgres_database, drop_postgres_database
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'migrations.db'}"
-        return
-    try:
-        url = create_postgres_database()
-    except Exception as error:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required in CI: {error}")
-        pytest.skip(f"PostgreSQL not reachable: {error}")
-    yield normalise_database_url(url)
-    drop_postgres_database(url)
 
 
 def search_structures(url: str) -> set[str]:
