@@ -45,7 +45,8 @@ def decode_cursor(cursor: str) -> str:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise InvalidArgument("`after` is not a cursor this API gave out.") from None
-    if not text.startswith("c1:") or len(text) > 200:
+    # Keys we encode are printable; anything else (a NUL above all) must not reach SQL.
+    if not text.startswith("c1:") or len(text) > 200 or not text.isprintable():
         raise InvalidArgument("`after` is not a cursor this API gave out.")
     return text[3:]
 

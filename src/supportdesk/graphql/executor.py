@@ -1,5 +1,6 @@
-"""Running GraphQL documents: parsed and validated documents are cached, errors are shaped
-to the contract, and anything unexpected is masked for the client and logged in full."""
+"""Running GraphQL documents: parsed, validated and measured documents are cached, errors
+are shaped to the contract, and anything unexpected is masked for the client and logged in
+full."""
 
 from __future__ import annotations
 
@@ -12,20 +13,23 @@ from typing import Any
 from graphql import (
     DocumentNode,
     ExecutionResult,
+    FieldNode,
     GraphQLError,
     GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
+    StringValueNode,
     execute,
     parse,
     specified_rules,
     validate,
 )
-from graphql.validation import NoSchemaIntrospectionCustomRule
+from graphql.validation import ValidationRule
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import code_of
+from supportdesk.graphql.limits import Cost, LimitExceeded, Limits, check_cost, check_shape, cost_of
 
 logger = logging.getLogger("supportdesk.graphql")
 
@@ -36,19 +40,47 @@ MAX_QUERY_TOKENS = 5000
 class RequestError(Exception):
     """The document cannot run at all (parse, validation, limits, operation choice)."""
 
-    def __init__(self, code: str, errors: list[dict[str, Any]], status: int = 400) -> None:
+    def __init__(
+        self,
+        code: str,
+        errors: list[dict[str, Any]],
+        status: int = 400,
+        extensions: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(code)
         self.code = code
         self.errors = errors
         self.status = status
+        self.extensions = extensions
+
+    @property
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"errors": self.errors}
+        if self.extensions:
+            body["extensions"] = self.extensions
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    node: OperationDefinitionNode
+    cost: Cost
+
+    @property
+    def name(self) -> str | None:
+        return self.node.name.value if self.node.name else None
+
+    @property
+    def is_mutation(self) -> bool:
+        return self.node.operation is not OperationType.QUERY
 
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
     document: DocumentNode
-    operations: dict[str | None, OperationDefinitionNode]
+    operations: dict[str | None, Operation]
 
-    def operation(self, name: str | None) -> OperationDefinitionNode:
+    def operation(self, name: str | None) -> Operation:
         if name is None and len(self.operations) > 1:
             raise RequestError(
                 "BAD_USER_INPUT",
@@ -80,16 +112,61 @@ def _located(error: GraphQLError, code: str) -> dict[str, Any]:
     return shaped
 
 
+def _too_complex(exceeded: LimitExceeded, **response_extensions: Any) -> RequestError:
+    return RequestError(
+        "QUERY_TOO_COMPLEX",
+        [_error("QUERY_TOO_COMPLEX", str(exceeded), **exceeded.extensions)],
+        extensions=response_extensions or None,
+    )
+
+
+class NoSchemaIntrospection(ValidationRule):
+    """`__schema` is refused; `__type` and `__typename` still answer. (graphql-core's
+    NoSchemaIntrospectionCustomRule refuses every field of an introspection type.)"""
+
+    def enter_field(self, node: FieldNode, *_args: Any) -> None:
+        if node.name.value == "__schema":
+            self.report_error(
+                GraphQLError("Introspection is turned off on this server: `__schema`.", node)
+            )
+
+
+class NoNulCharacters(ValidationRule):
+    """Text may not hold U+0000: PostgreSQL cannot store it, so no backend takes it."""
+
+    def enter_string_value(self, node: StringValueNode, *_args: Any) -> None:
+        if "\x00" in node.value:
+            self.report_error(GraphQLError(NUL_MESSAGE, node))
+
+
+NUL_MESSAGE = "Text may not contain the NUL character (U+0000)."
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
 class Executor:
-    def __init__(self, schema: GraphQLSchema, *, introspection: bool = True) -> None:
+    def __init__(
+        self, schema: GraphQLSchema, limits: Limits | None = None, *, introspection: bool = True
+    ) -> None:
         self.schema = schema
-        self.rules = list(specified_rules)
+        self.limits = limits or Limits()
+        self.rules = [*specified_rules, NoNulCharacters]
+        # Without introspection, "Did you mean …?" would give the field names away.
+        self.hide_suggestions = not introspection
         if not introspection:
-            self.rules.append(NoSchemaIntrospectionCustomRule)
+            self.rules.append(NoSchemaIntrospection)
         self._cache: OrderedDict[str, Prepared | RequestError] = OrderedDict()
 
     def prepare(self, query: str) -> Prepared:
-        """Parse and validate once per distinct document; failures are cached too."""
+        """Parse, measure and validate once per distinct document; failures are cached too."""
         cached = self._cache.get(query)
         if cached is None:
             cached = self._prepare_uncached(query)
@@ -107,56 +184,85 @@ class Executor:
             document = parse(query, max_tokens=MAX_QUERY_TOKENS)
         except GraphQLError as error:
             return RequestError("GRAPHQL_PARSE_FAILED", [_located(error, "GRAPHQL_PARSE_FAILED")])
-        errors = validate(self.schema, document, self.rules)
+        try:
+            check_shape(document, self.limits)
+        except LimitExceeded as exceeded:
+            return _too_complex(exceeded)
+        errors = validate(self.schema, document, self.rules, hide_suggestions=self.hide_suggestions)
         if errors:
             return RequestError(
                 "GRAPHQL_VALIDATION_FAILED",
                 [_located(e, "GRAPHQL_VALIDATION_FAILED") for e in errors],
             )
         operations = {
-            (d.name.value if d.name else None): d
+            (d.name.value if d.name else None): Operation(d, cost_of(self.schema, document, d))
             for d in document.definitions
             if isinstance(d, OperationDefinitionNode)
         }
         return Prepared(document, operations)
 
+    def cost(self, operation: Operation, variables: dict[str, Any] | None) -> int:
+        """The cost of this request; refuses it, before any resolver runs, when over the limit."""
+        constant = operation.cost.constant
+        cost = constant if constant is not None else operation.cost.evaluate(variables)
+        try:
+            check_cost(cost, self.limits)
+        except LimitExceeded as exceeded:
+            raise _too_complex(exceeded, **self.cost_extensions(cost)) from None
+        return cost
+
+    def cost_extensions(self, cost: int) -> dict[str, Any]:
+        return {"cost": {"requested": cost, "limit": self.limits.max_cost}}
+
     async def run(
         self,
         prepared: Prepared,
-        operation: OperationDefinitionNode,
+        operation: Operation,
         variables: dict[str, Any] | None,
         context: Context,
+        cost: int,
     ) -> dict[str, Any]:
         """Execute and shape the answer; raises RequestError when variables do not fit."""
+        if _holds_nul(variables):
+            raise RequestError(
+                "BAD_USER_INPUT",
+                [_error("BAD_USER_INPUT", NUL_MESSAGE)],
+                extensions=self.cost_extensions(cost),
+            )
         result = execute(
             self.schema,
             prepared.document,
             variable_values=variables,
-            operation_name=operation.name.value if operation.name else None,
+            operation_name=operation.name,
             context_value=context,
             executor_class=StrawberryGraphQLCoreExecutionContext,
             max_coercion_errors=20,
+            hide_suggestions=self.hide_suggestions,
         )
         if isawaitable(result):
             result = await result
         assert isinstance(result, ExecutionResult)
         if result.data is None and result.errors and all(e.path is None for e in result.errors):
             raise RequestError(
-                "BAD_USER_INPUT", [_located(e, "BAD_USER_INPUT") for e in result.errors]
+                "BAD_USER_INPUT",
+                [_located(e, "BAD_USER_INPUT") for e in result.errors],
+                extensions=self.cost_extensions(cost),
             )
         body: dict[str, Any] = {}
         if result.errors:
             body["errors"] = [self.shape(error, context.request_id) for error in result.errors]
         body["data"] = result.data
+        body["extensions"] = self.cost_extensions(cost)
         return body
 
     def shape(self, error: GraphQLError, request_id: str) -> dict[str, Any]:
         code, extensions = code_of(error)
         if code == "INTERNAL_SERVER_ERROR":
+            original = error.original_error
             logger.error(
                 "unexpected error while executing",
-                exc_info=error.original_error,
-                extra={"request_id": request_id, "path": error.path},
+                exc_info=(type(original), original, original.__traceback__) if original else None,
+                extra={"fields": {"request_id": request_id, "path": error.path}},
             )
             shaped = _error(code, "Internal server error.", requestId=request_id)
         else:
@@ -168,7 +274,3 @@ class Executor:
         if error.path is not None:
             shaped["path"] = error.path
         return shaped
-
-
-def is_mutation(operation: OperationDefinitionNode) -> bool:
-    return operation.operation is not OperationType.QUERY
