@@ -12,9 +12,13 @@ from starlette.routing import Mount, Route
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.graphql.executor import Executor
+from supportdesk.graphql.limits import Limits
 from supportdesk.graphql.schema import build_schema
+from supportdesk.http.access_log import AccessLogMiddleware
+from supportdesk.http.errors import ErrorMaskingMiddleware
 from supportdesk.http.graphql_endpoint import GraphQLEndpoint
 from supportdesk.http.health import healthz, readyz
+from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
 from supportdesk.web import settings_app
 
@@ -23,26 +27,36 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     settings = settings or Settings()
     database = db or Database(settings.database_url, settings.db_pool_size)
     schema = build_schema()
-    executor = Executor(schema._schema, introspection=settings.introspection)
-    endpoint = GraphQLEndpoint(executor, settings.max_body_bytes)
+    limits = Limits(
+        max_depth=settings.max_depth,
+        max_aliases=settings.max_aliases,
+        max_cost=settings.max_cost,
+        max_directives=settings.max_directives,
+    )
+    executor = Executor(schema._schema, limits, introspection=settings.introspection)
+    limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)
+    endpoint = GraphQLEndpoint(executor, settings, limiter)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        await limiter.close()
         await database.dispose()
 
     app = Starlette(
         routes=[
-            Route(
-                "/graphql",
-                endpoint.handle,
-                methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-            ),
+            # An ASGI endpoint: every method reaches it, so each gets our JSON 405.
+            Route("/graphql", endpoint),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Mount("/settings", app=settings_app(settings, database)),
         ],
-        middleware=[Middleware(RequestIdMiddleware)],
+        # Outermost first: every answer, a masked 500 included, has a request id and a log line.
+        middleware=[
+            Middleware(RequestIdMiddleware),
+            Middleware(AccessLogMiddleware),
+            Middleware(ErrorMaskingMiddleware),
+        ],
         lifespan=lifespan,
     )
     app.state.settings = settings

@@ -131,8 +131,11 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
     """Serve the API (and the settings page)."""
     import uvicorn
 
+    from supportdesk.logs import logging_config
+
     if database_url:
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
+    settings = Settings()
     count = workers or os.cpu_count() or 1
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
@@ -145,8 +148,8 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
         workers=count,
         loop="uvloop",
         http="httptools",
-        access_log=False,
-        log_level="warning",
+        access_log=False,  # ours is supportdesk.access, one JSON line per request
+        log_config=logging_config(json_lines=settings.log_json),
     )
 
 

@@ -30,9 +30,12 @@ class Settings(BaseSettings):
     max_depth: int = Field(default=12, ge=1)
     max_aliases: int = Field(default=50, ge=1)
     max_cost: int = Field(default=10_000, ge=1)
+    max_directives: int = Field(default=50, ge=1)
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     rate_limit_per_minute: int = Field(default=600, ge=1)
     failed_auth_per_minute: int = Field(default=60, ge=1)
+    # Redis keys of the rate limits start with this (several deployments may share a Redis).
+    rate_limit_prefix: str = "supportdesk:ratelimit"
     request_timeout_seconds: float = Field(default=10.0, gt=0)
     log_json: bool = True
     # The settings page: how long a login lasts, and how many wrong passwords are allowed

@@ -1,17 +1,20 @@
-"""POST/GET /graphql over HTTP (CONTRACT section 7, GraphQL-over-HTTP).
+"""GET and POST /graphql (CONTRACT section 7, the GraphQL-over-HTTP specification).
 
-The order of checks: method, content type and size, authentication, then the document.
+The order of checks: the method and what the client accepts; authentication and the rate
+limits; the content type and the body's size; then the document, its limits, execution.
+Every method reaches this endpoint, so that each gets a JSON answer (405) of ours.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from supportdesk.auth.authenticate import (
     AuthenticationFailed,
@@ -20,71 +23,63 @@ from supportdesk.auth.authenticate import (
     record_last_used,
 )
 from supportdesk.auth.principal import Principal
+from supportdesk.config import Settings
 from supportdesk.domain.clock import now
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.executor import Executor, RequestError, is_mutation
+from supportdesk.graphql.executor import Executor, Operation, Prepared, RequestError
+from supportdesk.http.access_log import access_record
+from supportdesk.http.rate_limit import RateLimiter
+from supportdesk.http.requests import (
+    GRAPHQL_RESPONSE,
+    JSON,
+    GraphQLRequest,
+    HttpProblem,
+    negotiate,
+    read_get,
+    read_post,
+)
 
-GRAPHQL_RESPONSE = "application/graphql-response+json"
-JSON = "application/json"
-
-
-class HttpProblem(Exception):
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        headers: dict[str, str] | None = None,
-        **extensions: Any,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = {"errors": [{"message": message, "extensions": {"code": code, **extensions}}]}
-        self.headers = headers or {}
-
-
-@dataclass(frozen=True, slots=True)
-class GraphQLRequest:
-    query: str
-    variables: dict[str, Any] | None
-    operation_name: str | None
+# Errors the GraphQL-over-HTTP spec answers with 200 under application/json (and 400 under
+# application/graphql-response+json): the request was well formed, the document was not.
+_SPEC_REQUEST_ERRORS = frozenset(
+    {"GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "BAD_USER_INPUT"}
+)
 
 
-def negotiate(accept: str | None) -> str:
-    """`application/graphql-response+json` when the client asks for it; JSON otherwise."""
-    if not accept:
-        return JSON
-    kinds = [part.split(";")[0].strip().lower() for part in accept.split(",")]
-    for kind in kinds:
-        if kind == GRAPHQL_RESPONSE:
-            return GRAPHQL_RESPONSE
-        if kind in (JSON, "application/*", "*/*"):
-            return JSON
-    raise HttpProblem(406, "NOT_ACCEPTABLE", f"Accept {JSON} or {GRAPHQL_RESPONSE}.")
+@dataclass(slots=True)
+class Reply:
+    """How this request will be answered: the negotiated media type, headers so far."""
 
+    media_type: str = JSON
+    headers: dict[str, str] = field(default_factory=dict)
 
-def respond(
-    body: Any, status: int, media_type: str, headers: dict[str, str] | None = None
-) -> Response:
-    return Response(
-        orjson.dumps(body),
-        status_code=status,
-        headers=headers,
-        media_type=f"{media_type}; charset=utf-8",
-    )
+    def __call__(
+        self, body: Any, status: int = 200, headers: dict[str, str] | None = None
+    ) -> Response:
+        return Response(
+            orjson.dumps(body),
+            status_code=status,
+            headers={**self.headers, **(headers or {})},
+            media_type=f"{self.media_type}; charset=utf-8",
+        )
 
 
 class GraphQLEndpoint:
-    def __init__(self, executor: Executor, max_body_bytes: int) -> None:
+    def __init__(self, executor: Executor, settings: Settings, limiter: RateLimiter) -> None:
         self.executor = executor
-        self.max_body_bytes = max_body_bytes
+        self.settings = settings
+        self.limiter = limiter
         self._background: set[asyncio.Task[None]] = set()
         self._last_used_scheduled: dict[str, Any] = {}
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await self.handle(Request(scope, receive))
+        await response(scope, receive, send)
+
     async def handle(self, request: Request) -> Response:
-        media_type = JSON
+        reply = Reply()
         try:
-            media_type = negotiate(request.headers.get("accept"))
+            reply.media_type = negotiate(request.headers.get("accept"))
             if request.method not in ("GET", "POST"):
                 raise HttpProblem(
                     405,
@@ -92,13 +87,16 @@ class GraphQLEndpoint:
                     "Use POST (or GET for queries).",
                     {"Allow": "GET, POST"},
                 )
-            payload = await (
-                self._read_get(request) if request.method == "GET" else self._read_post(request)
-            )
             principal = await self._authenticate(request)
-            return await self._execute(request, payload, principal, media_type)
+            reply.headers.update(await self._spend_token(principal))
+            payload = await (
+                read_get(request)
+                if request.method == "GET"
+                else read_post(request, self.settings.max_body_bytes)
+            )
+            return await self._execute(request, payload, principal, reply)
         except HttpProblem as problem:
-            return respond(problem.body, problem.status, media_type, problem.headers)
+            return reply(problem.body, problem.status, problem.headers)
 
     async def _authenticate(self, request: Request) -> Principal:
         db = request.app.state.db
@@ -108,6 +106,7 @@ class GraphQLEndpoint:
                 db, request.headers.get("authorization"), moment
             )
         except AuthenticationFailed as failure:
+            await self._count_failure(request)
             raise HttpProblem(
                 401,
                 "UNAUTHENTICATED",
@@ -123,90 +122,94 @@ class GraphQLEndpoint:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
         request.state.principal = principal
+        record = access_record(request.scope)
+        record.key_prefix = principal.key_prefix
+        record.workspace = principal.workspace_id
         return principal
 
-    async def _read_post(self, request: Request) -> GraphQLRequest:
-        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if content_type != JSON:
+    async def _count_failure(self, request: Request) -> None:
+        """Failed authentications count against the client's address; past the limit they
+        are answered 429, so guessing is slow. Valid keys never wait on this."""
+        address = request.client.host if request.client else "unknown"
+        limit = self.settings.failed_auth_per_minute
+        verdict = await self.limiter.take(f"auth-failures:{address}", limit)
+        if not verdict.allowed:
             raise HttpProblem(
-                415, "UNSUPPORTED_MEDIA_TYPE", "Send the request as application/json."
+                429,
+                "RATE_LIMITED",
+                f"Too many failed authentications from this address (limit {limit} a minute);"
+                f" retry in {verdict.retry_after} s.",
+                {"Retry-After": str(verdict.retry_after)},
+                retryAfter=verdict.retry_after,
             )
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise self._too_large()
-        body = bytearray()
-        async for chunk in request.stream():
-            body.extend(chunk)
-            if len(body) > self.max_body_bytes:
-                raise self._too_large()
-        try:
-            data = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            raise HttpProblem(400, "BAD_REQUEST", "The body is not valid JSON.") from None
-        if isinstance(data, list):
+
+    async def _spend_token(self, principal: Principal) -> dict[str, str]:
+        """The key's rate limit: its headers go on every answer from here on."""
+        limit = self.settings.rate_limit_per_minute
+        verdict = await self.limiter.take(f"key:{principal.key_id}", limit)
+        if not verdict.allowed:
             raise HttpProblem(
-                400, "BAD_REQUEST", "Batched requests are not supported; send one object."
+                429,
+                "RATE_LIMITED",
+                f"This key's rate limit of {limit} requests a minute is spent;"
+                f" retry in {verdict.retry_after} s.",
+                verdict.headers(),
+                retryAfter=verdict.retry_after,
             )
-        if not isinstance(data, dict):
-            raise HttpProblem(400, "BAD_REQUEST", "The body must be a JSON object with `query`.")
-        return _graphql_request(data.get("query"), data.get("variables"), data.get("operationName"))
-
-    async def _read_get(self, request: Request) -> GraphQLRequest:
-        params = request.query_params
-        variables: Any = params.get("variables")
-        if variables:
-            try:
-                variables = orjson.loads(variables)
-            except orjson.JSONDecodeError:
-                raise HttpProblem(400, "BAD_REQUEST", "`variables` is not valid JSON.") from None
-        return _graphql_request(params.get("query"), variables or None, params.get("operationName"))
-
-    def _too_large(self) -> HttpProblem:
-        return HttpProblem(
-            413, "PAYLOAD_TOO_LARGE", f"The body is over {self.max_body_bytes} bytes."
-        )
+        return verdict.headers()
 
     async def _execute(
-        self, request: Request, payload: GraphQLRequest, principal: Principal, media_type: str
+        self, request: Request, payload: GraphQLRequest, principal: Principal, reply: Reply
     ) -> Response:
-        request_error_status = 400 if media_type == GRAPHQL_RESPONSE else 200
-        context = Context(
-            db=request.app.state.db,
-            principal=principal,
-            request_id=request.state.request_id,
-            now=now(),
-            client_ip=request.client.host if request.client else None,
-        )
+        record = access_record(request.scope)
         try:
             prepared = self.executor.prepare(payload.query)
             operation = prepared.operation(payload.operation_name)
-            if request.method == "GET" and is_mutation(operation):
+            record.operation = operation.name[:100] if operation.name else None
+            record.operation_type = operation.node.operation.value
+            if request.method == "GET" and operation.is_mutation:
                 raise HttpProblem(
                     405,
                     "METHOD_NOT_ALLOWED",
                     "Mutations must be sent with POST.",
                     {"Allow": "POST"},
                 )
-            body = await self.executor.run(prepared, operation, payload.variables, context)
-        except RequestError as error:
-            status = (
-                error.status if error.code not in _SPEC_REQUEST_ERRORS else request_error_status
+            cost = record.cost = self.executor.cost(operation, payload.variables)
+            context = Context(
+                db=request.app.state.db,
+                principal=principal,
+                request_id=request.state.request_id,
+                now=now(),
+                client_ip=request.client.host if request.client else None,
             )
-            return respond({"errors": error.errors}, status, media_type)
-        return respond(body, 200, media_type)
+            body = await self._run_in_time(prepared, operation, payload, context, cost)
+        except RequestError as error:
+            if error.extensions and "cost" in error.extensions:
+                record.cost = error.extensions["cost"]["requested"]
+            spec_status = 400 if reply.media_type == GRAPHQL_RESPONSE else 200
+            status = spec_status if error.code in _SPEC_REQUEST_ERRORS else error.status
+            return reply(error.body, status)
+        return reply(body)
 
-
-# Errors the GraphQL-over-HTTP spec answers with 200 under application/json.
-_SPEC_REQUEST_ERRORS = frozenset(
-    {"GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "BAD_USER_INPUT"}
-)
-
-
-def _graphql_request(query: Any, variables: Any, operation_name: Any) -> GraphQLRequest:
-    if not isinstance(query, str) or not query.strip():
-        raise HttpProblem(400, "BAD_REQUEST", "The request needs a `query` string.")
-    if variables is not None and not isinstance(variables, dict):
-        raise HttpProblem(400, "BAD_REQUEST", "`variables` must be a JSON object.")
-    if operation_name is not None and not isinstance(operation_name, str):
-        raise HttpProblem(400, "BAD_REQUEST", "`operationName` must be a string.")
-    return GraphQLRequest(query, variables, operation_name)
+    async def _run_in_time(
+        self,
+        prepared: Prepared,
+        operation: Operation,
+        payload: GraphQLRequest,
+        context: Context,
+        cost: int,
+    ) -> dict[str, Any]:
+        seconds = self.settings.request_timeout_seconds
+        try:
+            async with asyncio.timeout(seconds):
+                return await self.executor.run(
+                    prepared, operation, payload.variables, context, cost
+                )
+        except TimeoutError:
+            raise HttpProblem(
+                503,
+                "QUERY_TOO_COMPLEX",
+                f"The request ran over the time-out of {seconds:g} s; ask for less at once.",
+                limit="timeout",
+                timeoutSeconds=seconds,
+            ) from None

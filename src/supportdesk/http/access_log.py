@@ -1,0 +1,72 @@
+"""One structured line per request on the `supportdesk.access` logger.
+
+The line names the key by its prefix only (never the secret), and the workspace, the
+operation and its cost when the GraphQL endpoint got that far.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger("supportdesk.access")
+
+
+@dataclass(slots=True)
+class AccessRecord:
+    """What the endpoint learns about a request; it fills this in as it goes."""
+
+    key_prefix: str | None = None
+    workspace: str | None = None
+    operation: str | None = None
+    operation_type: str | None = None
+    cost: int | None = None
+
+
+def access_record(scope: Scope) -> AccessRecord:
+    """The record of the request in `scope` (a fresh one outside the middleware)."""
+    state: dict[str, Any] = scope.setdefault("state", {})
+    record = state.get("access")
+    if not isinstance(record, AccessRecord):
+        record = state["access"] = AccessRecord()
+    return record
+
+
+class AccessLogMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        record = access_record(scope)
+        status = 500
+
+        async def send_and_note_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note_status)
+        finally:
+            logger.info(
+                "request",
+                extra={
+                    "fields": {
+                        "request_id": scope["state"].get("request_id"),
+                        "method": scope["method"],
+                        "path": scope["path"],
+                        **asdict(record),
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    }
+                },
+            )

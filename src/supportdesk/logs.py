@@ -1,0 +1,62 @@
+"""Logging for `supportdesk serve`: one JSON object per line on stderr.
+
+Records may carry structured `fields` (`logger.info("request", extra={"fields": {...}})`);
+they become keys of the line. Tracebacks go in `traceback`. Secrets never reach a logger:
+keys are named by their prefix only.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info:
+            line["traceback"] = self.formatException(record.exc_info)
+        return orjson.dumps(line, default=str).decode()
+
+
+class PlainFormatter(logging.Formatter):
+    """For people at a terminal (SUPPORTDESK_LOG_JSON=false): fields after the message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            details = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+            text = f"{text} {details}"
+        return text
+
+
+def logging_config(json_lines: bool = True, level: str = "INFO") -> dict[str, Any]:
+    """A dictConfig for the service and uvicorn (uvicorn applies it in every worker)."""
+    formatter: dict[str, Any] = (
+        {"()": JsonFormatter}
+        if json_lines
+        else {"()": PlainFormatter, "format": "%(asctime)s %(levelname)s %(name)s %(message)s"}
+    )
+    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "main"}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"main": formatter},
+        "handlers": {"stderr": handler},
+        "loggers": {
+            "supportdesk": {"level": level, "handlers": ["stderr"], "propagate": False},
+            "uvicorn": {"level": "WARNING", "handlers": ["stderr"], "propagate": False},
+        },
+    }
