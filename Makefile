@@ -8,7 +8,7 @@ PORT ?= 8000
 WORKSPACE ?= Demo
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test lint format install chromium clean
+.PHONY: run test lint format install chromium clean audit
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,5 +56,10 @@ chromium:
 test: lint chromium
 	$(BIN)/pytest -q
 
+# GraphQL-over-HTTP conformance: graphql-http's audit suite (npm, into tools/node_modules)
+# against a fresh server with a Full-access key. Fails on any MUST failure or > 3 warnings.
+audit: $(STAMP)
+	$(BIN)/python tools/audit.py
+
 clean:
-	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache tools/node_modules
