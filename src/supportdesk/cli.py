@@ -140,6 +140,12 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
     click.echo(f"Settings → API for org admins: {settings_url(base_url)}")
+    if count > 1 and not settings.redis_url:
+        click.echo(
+            f"Rate limits are kept per worker ({count} x the limit in all): set"
+            " SUPPORTDESK_REDIS_URL to share them.",
+            err=True,
+        )
     uvicorn.run(
         "supportdesk.app:create_app",
         factory=True,
