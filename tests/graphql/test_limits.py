@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from graphql import build_schema, get_introspection_query, parse, validate
+
 from supportdesk.graphql.limits import LimitExceeded, Limits, check_shape, cost_of
 
 SCHEMA = build_schema(

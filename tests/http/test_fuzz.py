@@ -15,11 +15,6 @@ from datetime import UTC
 
 import httpx
 import pytest
-from graphql.language import Visitor
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from hypothesis_graphql import Mode, mutations, queries
-
 from graphql import (
     BooleanValueNode,
     DocumentNode,
@@ -33,6 +28,11 @@ from graphql import (
     print_ast,
     visit,
 )
+from graphql.language import Visitor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_graphql import Mode, mutations, queries
+
 from supportdesk.graphql.schema import build_schema
 from tests.conftest import make_workspace
 from tests.servers import RunningServer

@@ -164,3 +164,13 @@ def test_a_request_that_runs_over_the_time_out_is_stopped(
     assert answer.errors[0]["extensions"]["limit"] == "timeout"
     assert "time-out" in answer.errors[0]["message"]
     assert quick.status == 200
+
+
+def test_the_contract_example_costs_2151_on_the_real_schema(api: GraphQLClient) -> None:
+    answer = api(
+        "{ issues(first: 50) { edges { node { messages(first: 20) "
+        "{ edges { node { body } } } } } } }"
+    )
+
+    assert answer.status == 200 and not answer.errors, answer.body
+    assert answer.body["extensions"]["cost"] == {"requested": 2151, "limit": 10000}
