@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from graphql import build_schema, get_introspection_query, parse, validate
 
-from supportdesk.graphql.limits import LimitExceeded, Limits, check_shape, cost_of
+from supportdesk.graphql.cost import cost_of
+from supportdesk.graphql.limits import LimitExceeded, Limits, check_shape
 
 SCHEMA = build_schema(
     """

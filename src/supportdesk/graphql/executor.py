@@ -28,8 +28,9 @@ from graphql.validation import ValidationRule
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from supportdesk.graphql.context import Context
+from supportdesk.graphql.cost import Cost, cost_of
 from supportdesk.graphql.errors import code_of
-from supportdesk.graphql.limits import Cost, LimitExceeded, Limits, check_cost, check_shape, cost_of
+from supportdesk.graphql.limits import LimitExceeded, Limits, check_cost, check_shape
 
 logger = logging.getLogger("supportdesk.graphql")
 

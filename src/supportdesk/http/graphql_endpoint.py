@@ -16,18 +16,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from supportdesk.auth.authenticate import (
-    AuthenticationFailed,
-    authenticate,
-    needs_last_used_write,
-    record_last_used,
-)
 from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
 from supportdesk.domain.clock import now
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.executor import Executor, Operation, Prepared, RequestError
 from supportdesk.http.access_log import access_record
+from supportdesk.http.admission import Admission
 from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import (
     GRAPHQL_RESPONSE,
@@ -68,9 +63,7 @@ class GraphQLEndpoint:
     def __init__(self, executor: Executor, settings: Settings, limiter: RateLimiter) -> None:
         self.executor = executor
         self.settings = settings
-        self.limiter = limiter
-        self._background: set[asyncio.Task[None]] = set()
-        self._last_used_scheduled: dict[str, Any] = {}
+        self.admission = Admission(settings, limiter)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = await self.handle(Request(scope, receive))
@@ -87,8 +80,8 @@ class GraphQLEndpoint:
                     "Use POST (or GET for queries).",
                     {"Allow": "GET, POST"},
                 )
-            principal = await self._authenticate(request)
-            reply.headers.update(await self._spend_token(principal))
+            principal, rate_limit_headers = await self.admission.admit(request)
+            reply.headers.update(rate_limit_headers)
             payload = await (
                 read_get(request)
                 if request.method == "GET"
@@ -97,66 +90,6 @@ class GraphQLEndpoint:
             return await self._execute(request, payload, principal, reply)
         except HttpProblem as problem:
             return reply(problem.body, problem.status, problem.headers)
-
-    async def _authenticate(self, request: Request) -> Principal:
-        db = request.app.state.db
-        moment = now()
-        try:
-            principal, last_used_at = await authenticate(
-                db, request.headers.get("authorization"), moment
-            )
-        except AuthenticationFailed as failure:
-            await self._count_failure(request)
-            raise HttpProblem(
-                401,
-                "UNAUTHENTICATED",
-                str(failure),
-                {"WWW-Authenticate": "Bearer"},
-                reason=failure.reason,
-            ) from None
-        if needs_last_used_write(last_used_at, moment) and needs_last_used_write(
-            self._last_used_scheduled.get(principal.key_id), moment
-        ):
-            self._last_used_scheduled[principal.key_id] = moment
-            task = asyncio.create_task(record_last_used(db, principal, moment))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
-        request.state.principal = principal
-        record = access_record(request.scope)
-        record.key_prefix = principal.key_prefix
-        record.workspace = principal.workspace_id
-        return principal
-
-    async def _count_failure(self, request: Request) -> None:
-        """Failed authentications count against the client's address; past the limit they
-        are answered 429, so guessing is slow. Valid keys never wait on this."""
-        address = request.client.host if request.client else "unknown"
-        limit = self.settings.failed_auth_per_minute
-        verdict = await self.limiter.take(f"auth-failures:{address}", limit)
-        if not verdict.allowed:
-            raise HttpProblem(
-                429,
-                "RATE_LIMITED",
-                f"Too many failed authentications from this address (limit {limit} a minute);"
-                f" retry in {verdict.retry_after} s.",
-                {"Retry-After": str(verdict.retry_after)},
-                retryAfter=verdict.retry_after,
-            )
-
-    async def _spend_token(self, principal: Principal) -> dict[str, str]:
-        """The key's rate limit: its headers go on every answer from here on."""
-        limit = self.settings.rate_limit_per_minute
-        verdict = await self.limiter.take(f"key:{principal.key_id}", limit)
-        if not verdict.allowed:
-            raise HttpProblem(
-                429,
-                "RATE_LIMITED",
-                f"This key's rate limit of {limit} requests a minute is spent;"
-                f" retry in {verdict.retry_after} s.",
-                verdict.headers(),
-                retryAfter=verdict.retry_after,
-            )
-        return verdict.headers()
 
     async def _execute(
         self, request: Request, payload: GraphQLRequest, principal: Principal, reply: Reply

@@ -1,0 +1,102 @@
+"""Who may ask, and how often (CONTRACT section 7): the bearer key, the key's rate limit,
+and the limit on failed authentications per client address."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+
+from starlette.requests import Request
+
+from supportdesk.auth.authenticate import (
+    AuthenticationFailed,
+    authenticate,
+    needs_last_used_write,
+    record_last_used,
+)
+from supportdesk.auth.principal import Principal
+from supportdesk.config import Settings
+from supportdesk.db import Database
+from supportdesk.domain.clock import now
+from supportdesk.http.access_log import access_record
+from supportdesk.http.rate_limit import RateLimiter
+from supportdesk.http.requests import HttpProblem
+
+
+class Admission:
+    def __init__(self, settings: Settings, limiter: RateLimiter) -> None:
+        self.settings = settings
+        self.limiter = limiter
+        self._background: set[asyncio.Task[None]] = set()
+        self._last_used_scheduled: dict[str, datetime] = {}
+
+    async def admit(self, request: Request) -> tuple[Principal, dict[str, str]]:
+        """The caller's principal and the rate-limit headers for every answer from here on;
+        raises HttpProblem (401, 429) otherwise."""
+        principal = await self._authenticate(request)
+        record = access_record(request.scope)
+        record.key_prefix = principal.key_prefix
+        record.workspace = principal.workspace_id
+        return principal, await self._spend_token(principal)
+
+    async def _authenticate(self, request: Request) -> Principal:
+        db: Database = request.app.state.db
+        moment = now()
+        try:
+            principal, last_used_at = await authenticate(
+                db, request.headers.get("authorization"), moment
+            )
+        except AuthenticationFailed as failure:
+            await self._count_failure(request)
+            raise HttpProblem(
+                401,
+                "UNAUTHENTICATED",
+                str(failure),
+                {"WWW-Authenticate": "Bearer"},
+                reason=failure.reason,
+            ) from None
+        self._note_use(db, principal, last_used_at, moment)
+        request.state.principal = principal
+        return principal
+
+    def _note_use(
+        self, db: Database, principal: Principal, last_used_at: datetime | None, moment: datetime
+    ) -> None:
+        """`lastUsedAt`, written after the answer and at most once a minute per key."""
+        if needs_last_used_write(last_used_at, moment) and needs_last_used_write(
+            self._last_used_scheduled.get(principal.key_id), moment
+        ):
+            self._last_used_scheduled[principal.key_id] = moment
+            task = asyncio.create_task(record_last_used(db, principal, moment))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _count_failure(self, request: Request) -> None:
+        """Failed authentications count against the client's address; past the limit they
+        are answered 429, so guessing is slow. Valid keys never wait on this."""
+        address = request.client.host if request.client else "unknown"
+        limit = self.settings.failed_auth_per_minute
+        verdict = await self.limiter.take(f"auth-failures:{address}", limit)
+        if not verdict.allowed:
+            raise HttpProblem(
+                429,
+                "RATE_LIMITED",
+                f"Too many failed authentications from this address (limit {limit} a minute);"
+                f" retry in {verdict.retry_after} s.",
+                {"Retry-After": str(verdict.retry_after)},
+                retryAfter=verdict.retry_after,
+            )
+
+    async def _spend_token(self, principal: Principal) -> dict[str, str]:
+        limit = self.settings.rate_limit_per_minute
+        verdict = await self.limiter.take(f"key:{principal.key_id}", limit)
+        if not verdict.allowed:
+            raise HttpProblem(
+                429,
+                "RATE_LIMITED",
+                f"This key's rate limit of {limit} requests a minute is spent;"
+                f" retry in {verdict.retry_after} s.",
+                verdict.headers(),
+                retryAfter=verdict.retry_after,
+            )
+        return verdict.headers()
