@@ -3,6 +3,7 @@ Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import secrets
 import time
@@ -12,6 +13,7 @@ import httpx
 import pytest
 
 from supportdesk.auth.keys import generate_secret
+from supportdesk.http.rate_limit import RedisRateLimiter
 from tests.conftest import WorkspaceFixture, make_workspace
 from tests.servers import RunningServer
 
@@ -169,3 +171,18 @@ def test_redis_shares_a_key_s_limit_between_processes(
 
     assert statuses == [200, 200, 200]
     assert refused.status_code == 429
+
+
+def test_without_redis_each_process_limits_on_its_own(caplog: pytest.LogCaptureFixture) -> None:
+    async def take_four() -> list[bool]:
+        limiter = RedisRateLimiter("redis://127.0.0.1:1/0", "unreachable")
+        try:
+            return [(await limiter.take("key:k", 3)).allowed for _ in range(4)]
+        finally:
+            await limiter.close()
+
+    allowed = asyncio.run(take_four())
+
+    assert allowed == [True, True, True, False]
+    warnings = [r for r in caplog.records if "Redis is unreachable" in r.getMessage()]
+    assert len(warnings) == 1
