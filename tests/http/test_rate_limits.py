@@ -144,8 +144,6 @@ def test_failed_authentications_past_the_limit_get_429_but_valid_keys_still_pass
 @pytest.fixture
 def second_redis_server(throttled_server: RunningServer) -> Iterator[RunningServer]:
     """Another process's view: a second server on the same Redis bucket prefix."""
-    if throttled_server.settings.redis_url is None:
-        pytest.skip("only Redis shares limits between processes")
     settings = throttled_server.settings
     second = RunningServer(
         "sqlite",
@@ -159,6 +157,7 @@ def second_redis_server(throttled_server: RunningServer) -> Iterator[RunningServ
     second.stop()
 
 
+@pytest.mark.parametrize("throttled_server", ["redis"], indirect=True)
 def test_redis_shares_a_key_s_limit_between_processes(
     throttled_server: RunningServer, second_redis_server: RunningServer, fresh_key: str
 ) -> None:

@@ -114,21 +114,28 @@ return {allowed, tokens, refill_at, now_ms}
 
 class RedisRateLimiter:
     """Buckets in Redis, shared by every process. While Redis is unreachable, each process
-    limits on its own (logged), rather than refusing or letting everything through."""
+    limits on its own (logged), rather than refusing or letting everything through; after a
+    failure Redis is left alone for a few seconds, so that requests do not each wait on it."""
+
+    RETRY_AFTER_FAILURE_SECONDS = 5.0
 
     def __init__(self, url: str, prefix: str) -> None:
-        self.redis: Redis = Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        self.redis: Redis = Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
         self.prefix = prefix
         self._script: Any = self.redis.register_script(_TAKE)
         self._fallback = InProcessRateLimiter()
         self._last_warning = 0.0
+        self._redis_again_at = 0.0
 
     async def take(self, bucket: str, limit: int) -> Verdict:
+        if time.monotonic() < self._redis_again_at:
+            return await self._fallback.take(bucket, limit)
         try:
             allowed, tokens, refill_at_ms, now_ms = await self._script(
                 keys=[f"{self.prefix}:{bucket}"], args=[limit, PERIOD_SECONDS * 1000]
             )
         except (RedisError, OSError) as error:
+            self._redis_again_at = time.monotonic() + self.RETRY_AFTER_FAILURE_SECONDS
             self._warn(error)
             return await self._fallback.take(bucket, limit)
         return Verdict(bool(allowed), limit, int(tokens), refill_at_ms / 1000, now_ms / 1000)
