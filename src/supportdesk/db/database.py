@@ -28,7 +28,11 @@ SQLITE_PRAGMAS = (
 
 def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> AsyncEngine:
     engine = create_async_engine(
-        url, poolclass=AsyncAdaptedQueuePool, pool_size=pool_size, max_overflow=0
+        url,
+        poolclass=AsyncAdaptedQueuePool,
+        pool_size=pool_size,
+        max_overflow=0,
+        hide_parameters=True,
     )
 
     @event.listens_for(engine.sync_engine, "connect")
@@ -62,7 +66,12 @@ class Database:
             self.reader = _sqlite_engine(url, pool_size, None)
         else:
             self.writer = create_async_engine(
-                url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False
+                url,
+                pool_size=pool_size,
+                max_overflow=pool_size,
+                pool_pre_ping=False,
+                # Errors are logged: parameters may hold key hashes or customer data.
+                hide_parameters=True,
             )
             self.reader = self.writer
 
