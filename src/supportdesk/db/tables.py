@@ -239,3 +239,17 @@ service_secrets = Table(
     Column("value", String(200), nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
 )
+
+# createIssue requests already answered, by the client's idempotency key: a retry with the
+# same key and input gets the same issue instead of a second one. Kept for a day.
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+    Column("operation", String(40), nullable=False),
+    Column("key", String(255), nullable=False),
+    Column("request_hash", String(64), nullable=False),
+    Column("result_id", ID, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "operation", "key"),
+)

@@ -95,6 +95,14 @@ class CreateIssueInput:
     priority: str | None = strawberry.field(
         default=None, description="`low`, `normal` (default), `high` or `urgent`; any case."
     )
+    idempotency_key: str | None = strawberry.field(
+        default=None,
+        description=(
+            "Optional, up to 255 characters. A retry with the same key and input within "
+            "24 hours answers the issue the first call created; another input answers "
+            "IDEMPOTENCY_KEY_MISMATCH."
+        ),
+    )
 
 
 @strawberry.input(description="Change what is given.")
@@ -221,6 +229,7 @@ class IssueMutations:
             requester_email=input.requester_email,
             requester_name=input.requester_name,
             priority=input.priority,
+            idempotency_key=input.idempotency_key,
         )
 
         async def action() -> dict[str, object]:

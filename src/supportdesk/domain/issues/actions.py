@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
 from supportdesk.db.tables import issues, messages, workspaces
+from supportdesk.domain import idempotency
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts import upsert_requester
@@ -37,6 +38,7 @@ class NewIssue:
     requester_email: str | None
     requester_name: str | None = None
     priority: str | None = None
+    idempotency_key: str | None = None
 
 
 def _priority(check: Validator, value: str | None) -> str | None:
@@ -87,12 +89,30 @@ async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
     email = check.email("requesterEmail", new.requester_email, required=True)
     name = check.text("requesterName", new.requester_name, MAX_NAME, required=False)
     priority = _priority(check, new.priority) or DEFAULT_PRIORITY
+    key = check.text(
+        "idempotencyKey", new.idempotency_key, idempotency.MAX_KEY_LENGTH, required=False
+    )
     check.check()
     assert subject is not None
     assert email is not None
     moment = now()
     issue_id = new_id("Issue", moment)
     async with db.transaction() as connection:
+        if key is not None:
+            fingerprint = idempotency.request_hash(
+                {
+                    "subject": subject,
+                    "body": body,
+                    "email": email.lower(),
+                    "name": name,
+                    "priority": priority,
+                }
+            )
+            earlier = await idempotency.claim(
+                connection, workspace_id, "createIssue", key, fingerprint, issue_id, moment
+            )
+            if earlier is not None:
+                return await _existing_issue(connection, workspace_id, earlier)
         requester_id = await upsert_requester(connection, workspace_id, email, name)
         number = await _next_ticket_number(connection, workspace_id)
         await connection.execute(
@@ -133,6 +153,21 @@ async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
         moment,
         moment,
     )
+
+
+async def _existing_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
+    row = (
+        (
+            await connection.execute(
+                select(*ISSUE_COLUMNS).where(
+                    issues.c.workspace_id == workspace_id, issues.c.id == issue_id
+                )
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return issue_of(row)
 
 
 async def _locked_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
