@@ -1,0 +1,81 @@
+"""Deny by default: every root field and every relation has an entry in the permission table."""
+
+from __future__ import annotations
+
+import pytest
+import strawberry
+from graphql import (
+    GraphQLInterfaceType,
+    GraphQLNamedType,
+    GraphQLObjectType,
+    GraphQLSchema,
+    get_named_type,
+)
+
+from supportdesk.auth.permissions import PERMISSIONS
+from supportdesk.graphql.schema import apply_permissions, build_schema, root_fields
+
+
+@pytest.fixture(scope="module")
+def schema() -> GraphQLSchema:
+    return build_schema()._schema
+
+
+def is_resource(named: GraphQLNamedType) -> bool:
+    """An object with its own identity: the Node interface or a type implementing it."""
+    if isinstance(named, GraphQLInterfaceType):
+        return named.name == "Node"
+    return isinstance(named, GraphQLObjectType) and any(i.name == "Node" for i in named.interfaces)
+
+
+def is_connection(named: GraphQLNamedType) -> bool:
+    return (
+        isinstance(named, GraphQLObjectType)
+        and named.name.endswith("Connection")
+        and {"edges", "pageInfo"} <= set(named.fields)
+    )
+
+
+def is_plumbing(type_name: str) -> bool:
+    """Payloads and Relay plumbing carry what their parent field already allowed."""
+    return type_name.endswith(("Payload", "Connection", "Edge")) or type_name == "PageInfo"
+
+
+def relations(schema: GraphQLSchema) -> list[str]:
+    roots = {root.name for root in (schema.query_type, schema.mutation_type) if root}
+    found = []
+    for name, graphql_type in schema.type_map.items():
+        if not isinstance(graphql_type, GraphQLObjectType) or name.startswith("__"):
+            continue
+        if name in roots or is_plumbing(name):
+            continue
+        for field_name, field in graphql_type.fields.items():
+            target = get_named_type(field.type)
+            if is_resource(target) or is_connection(target):
+                found.append(f"{name}.{field_name}")
+    return found
+
+
+def test_every_root_field_has_an_entry(schema: GraphQLSchema) -> None:
+    fields = root_fields(schema)
+
+    assert "Query.apiInfo" in fields and "Mutation.createApiKey" in fields
+    assert [field for field in fields if field not in PERMISSIONS] == []
+
+
+def test_every_relation_to_another_resource_has_an_entry(schema: GraphQLSchema) -> None:
+    found = relations(schema)
+
+    assert {"MachineUser.apiKeys", "ApiKey.machineUser"} <= set(found)
+    assert [field for field in found if field not in PERMISSIONS] == []
+
+
+def test_the_schema_refuses_to_start_with_an_unlisted_root_field() -> None:
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def unlisted_secret(self) -> int:
+            return 1
+
+    with pytest.raises(RuntimeError, match=r"Query\.unlistedSecret"):
+        apply_permissions(strawberry.Schema(query=Query)._schema)
