@@ -6,10 +6,13 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.config import Settings
 from supportdesk.db import Database
@@ -17,13 +20,37 @@ from supportdesk.db.migrate import upgrade
 from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.errors import DomainError, InvalidArgument
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
-from supportdesk.domain.workspaces import init_workspace
+from supportdesk.domain.workspaces import get_workspace, init_workspace
 
 T = TypeVar("T")
 
 
 def _settings(database_url: str | None) -> Settings:
     return Settings(database_url=database_url) if database_url else Settings()
+
+
+@contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Refusals and an unreachable or unmigrated database become one line, not a traceback."""
+    try:
+        yield
+    except DomainError as error:
+        details = "".join(f"\n  {f.field}: {f.code}" for f in error.fields)
+        raise click.ClickException(f"{error.message}{details}") from None
+    except InvalidArgument as error:
+        raise click.ClickException(str(error)) from None
+    except (DBAPIError, OSError) as error:
+        # The driver's own words only: the statement's parameters may hold a key's hash.
+        reason = error.orig if isinstance(error, DBAPIError) else error
+        raise click.ClickException(
+            f"The database did not answer as expected ({reason}). Check "
+            "SUPPORTDESK_DATABASE_URL, and run `supportdesk migrate` (or `init`) first."
+        ) from None
+
+
+def _upgrade(settings: Settings) -> None:
+    with _clear_errors():
+        upgrade(settings.database_url)
 
 
 def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
@@ -34,13 +61,16 @@ def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
         finally:
             await db.dispose()
 
-    try:
+    with _clear_errors():
         return asyncio.run(main())
-    except DomainError as error:
-        details = "".join(f"\n  {f.field}: {f.code}" for f in error.fields)
-        raise click.ClickException(f"{error.message}{details}") from None
-    except InvalidArgument as error:
-        raise click.ClickException(str(error)) from None
+
+
+async def _require_workspace(connection: AsyncConnection, workspace_id: str) -> None:
+    """A mistyped workspace id gets a clear answer, not an empty list."""
+    try:
+        await get_workspace(connection, workspace_id)
+    except DomainError:
+        raise click.ClickException(f"Workspace {workspace_id} not found.") from None
 
 
 def _emit(as_json: bool, data: dict[str, Any], text: str) -> None:
@@ -65,7 +95,7 @@ def main() -> None:
 def migrate(database_url: str | None) -> None:
     """Bring the database schema up to date."""
     settings = _settings(database_url)
-    upgrade(settings.database_url)
+    _upgrade(settings)
     click.echo("Database is up to date.")
 
 
@@ -96,7 +126,7 @@ def init(
 ) -> None:
     """Migrate, then create a workspace, its org admin and a Full-access key."""
     settings = _settings(database_url)
-    upgrade(settings.database_url)
+    _upgrade(settings)
     made = _run(
         settings, lambda db: init_workspace(db, workspace_name, admin_email, admin_password)
     )
@@ -178,6 +208,7 @@ def keys_create(
 
     async def work(db: Database) -> api_keys.CreatedKey:
         async with db.read() as connection:
+            await _require_workspace(connection, workspace_id)
             owner = await machine_users.managed_machine_user(connection, workspace_id)
         return await api_keys.create_api_key(
             db,
@@ -232,6 +263,7 @@ def keys_list(workspace_id: str, as_json: bool, database_url: str | None) -> Non
         found: list[api_keys.ApiKey] = []
         after: str | None = None
         async with db.read() as connection:
+            await _require_workspace(connection, workspace_id)
             while True:
                 page = await api_keys.list_api_keys(
                     connection, workspace_id, PageRequest(MAX_PAGE_SIZE, after)
