@@ -1,0 +1,120 @@
+"""401 answers (CONTRACT section 7): GraphQL-shaped, a reason, WWW-Authenticate: Bearer."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from supportdesk.auth.keys import checksum, generate_secret
+from tests import factories
+from tests.client import Answer, GraphQLClient
+from tests.conftest import WorkspaceFixture
+from tests.servers import RunningServer
+
+
+def post(server: RunningServer, headers: dict[str, str]) -> Answer:
+    response = httpx.post(
+        f"{server.base_url}/graphql", json={"query": "{ apiInfo }"}, headers=headers, timeout=30
+    )
+    return Answer(response.status_code, response.json(), response.headers)
+
+
+def assert_unauthenticated(answer: Answer, reason: str) -> None:
+    assert answer.status == 401, answer.body
+    assert answer.headers["www-authenticate"] == "Bearer"
+    assert answer.headers["content-type"].startswith("application/json")
+    assert "data" not in answer.body
+    [error] = answer.errors
+    assert error["extensions"] == {"code": "UNAUTHENTICATED", "reason": reason}
+    assert error["message"]
+
+
+def test_a_request_without_a_key_is_refused_with_reason_missing(server: RunningServer) -> None:
+    assert_unauthenticated(post(server, {}), "missing")
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        "Basic dXNlcjpwYXNz",
+        "Bearer",
+        "Bearer not-a-key",
+        "svc_mk_" + "a" * 38,
+        "Token " + "svc_mk_" + "a" * 32 + checksum("svc_mk_" + "a" * 32),
+    ],
+)
+def test_a_header_that_holds_no_key_of_ours_is_malformed(
+    server: RunningServer, authorization: str
+) -> None:
+    assert_unauthenticated(post(server, {"Authorization": authorization}), "malformed")
+
+
+def test_a_mistyped_key_fails_its_checksum_and_is_malformed(workspace: WorkspaceFixture) -> None:
+    key = workspace.key
+    mistyped = key[:20] + ("a" if key[20] != "a" else "b") + key[21:]
+
+    assert_unauthenticated(
+        post(workspace.server, {"Authorization": f"Bearer {mistyped}"}), "malformed"
+    )
+
+
+def test_a_wellformed_key_that_was_never_issued_is_invalid(server: RunningServer) -> None:
+    made_up = generate_secret()
+
+    assert_unauthenticated(post(server, {"Authorization": f"Bearer {made_up}"}), "invalid")
+
+
+def test_the_bearer_scheme_is_case_insensitive(workspace: WorkspaceFixture) -> None:
+    answer = post(workspace.server, {"Authorization": f"bearer {workspace.key}"})
+
+    assert answer.status == 200, answer.body
+
+
+def test_a_revoked_key_is_refused_with_reason_revoked(
+    workspace: WorkspaceFixture, api: GraphQLClient
+) -> None:
+    owner = factories.machine_user(api, "Revoked integration")["id"]
+    created = factories.api_key(api, owner, ["issues:read"])
+    api.ok(factories.REVOKE_API_KEY, {"id": created["apiKey"]["id"]})
+
+    answer = api("{ apiInfo }", key=created["secret"])
+
+    assert_unauthenticated(answer, "revoked")
+
+
+def test_an_expired_key_is_refused_with_reason_expired(api: GraphQLClient) -> None:
+    owner = factories.machine_user(api, "Short-lived integration")["id"]
+    expires = datetime.now(UTC) + timedelta(seconds=1)
+    created = factories.api_key(
+        api, owner, ["issues:read"], expires_at=expires.isoformat(timespec="milliseconds")
+    )
+    time.sleep(max(0.0, (expires - datetime.now(UTC)).total_seconds()) + 0.05)
+
+    answer = api("{ apiInfo }", key=created["secret"])
+
+    assert_unauthenticated(answer, "expired")
+    listed = api.ok("{ apiKeys { edges { node { id status } } } }")["apiKeys"]["edges"]
+    assert {"id": created["apiKey"]["id"], "status": "expired"} in [e["node"] for e in listed]
+
+
+def test_a_key_with_a_future_expiry_works_and_says_when_it_expires(api: GraphQLClient) -> None:
+    owner = factories.machine_user(api, "Long-lived integration")["id"]
+    created = factories.api_key(api, owner, ["issues:read"], expires_at="2099-01-02T03:04:05.678Z")
+
+    info = api.ok("{ apiInfo }", key=created["secret"])["apiInfo"]
+
+    assert info["key"]["expiresAt"] == "2099-01-02T03:04:05.678Z"
+    assert created["apiKey"]["expiresAt"] == "2099-01-02T03:04:05.678Z"
+    assert created["apiKey"]["status"] == "active"
+
+
+def test_authentication_comes_before_the_document_is_read(server: RunningServer) -> None:
+    response = httpx.post(
+        f"{server.base_url}/graphql", json={"query": "{ not valid graphql"}, timeout=30
+    )
+
+    assert response.status_code == 401
+    assert response.json()["errors"][0]["extensions"]["reason"] == "missing"

@@ -1,0 +1,114 @@
+"""Secrets are shown once and kept nowhere: not in the database, not in the logs.
+Admin passwords are kept only as Argon2id hashes (CONTRACT section 9)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.engine import make_url
+
+from supportdesk.auth.keys import hash_secret
+from supportdesk.db.tables import metadata, org_admins
+from tests import factories
+from tests.cli.runner import json_of, operator_url, supportdesk
+from tests.conftest import WorkspaceFixture
+from tests.servers import RunningServer
+
+PASSWORD = "correct horse battery"  # the workspace fixture's admin password
+
+
+def stored_text(server: RunningServer) -> str:
+    """Everything the database holds, as text: the file bytes for SQLite, every row of
+    every table for PostgreSQL."""
+    if server.backend == "sqlite":
+        database = Path(str(make_url(server.database_url).database))
+        files = sorted(database.parent.glob(database.name + "*"))  # the file, -wal, -shm
+        assert database in files
+        return b"".join(path.read_bytes() for path in files).decode("latin-1")
+
+    async def dump() -> str:
+        rows: list[str] = []
+        async with server.db.read() as connection:
+            for table in metadata.sorted_tables:
+                result = await connection.execute(text(f'SELECT * FROM "{table.name}"'))
+                rows.extend(repr(tuple(row)) for row in result)
+        return "\n".join(rows)
+
+    return server.call(dump())
+
+
+def test_no_secret_is_in_the_database_or_the_logs(
+    workspace: WorkspaceFixture, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")
+    api = workspace.client()
+    owner = factories.machine_user(api, "Secret keeper")["id"]
+    made = factories.api_key(api, owner, ["issues:read"])
+    secret = made["secret"]
+    client = api.with_key(secret)
+    client.ok("{ apiInfo }")
+    refused = client("{ machineUsers { totalCount } }")  # FORBIDDEN
+    bad = client("{ issues(first: 500) { totalCount } }")  # BAD_USER_INPUT
+    api.ok(factories.REVOKE_API_KEY, {"id": made["apiKey"]["id"]})
+    after_revoke = client("{ apiInfo }")  # 401 revoked
+    cli_key = json_of(
+        supportdesk(
+            "keys",
+            "create",
+            "--workspace",
+            workspace.id,
+            "--name",
+            "cli",
+            "--scopes",
+            "issues:read",
+            "--json",
+            database_url=operator_url(workspace.server.database_url),
+        )
+    )["api_key"]
+    legacy_key = json_of(
+        supportdesk(
+            "keys",
+            "create",
+            "--workspace",
+            workspace.id,
+            "--name",
+            "old",
+            "--legacy",
+            "--json",
+            database_url=operator_url(workspace.server.database_url),
+        )
+    )["api_key"]
+    secrets = [workspace.key, secret, cli_key, legacy_key]
+
+    stored = stored_text(workspace.server)
+    logs = caplog.text + "".join(str(record.__dict__) for record in caplog.records)
+
+    # The rows are there (by their hash and prefix); the secrets are not.
+    assert hash_secret(secret) in stored and made["apiKey"]["keyPrefix"] in stored
+    for each in secrets:
+        assert each not in stored
+        assert each[12:] not in stored  # not even the part after the shown prefix
+    # The logs were captured (the lookup by hash is in them); the secrets are not.
+    assert hash_secret(secret) in logs
+    for each in secrets:
+        assert each[12:] not in logs
+    for answer in (refused, bad, after_revoke):
+        assert secret[12:] not in str(answer.body) + str(answer.headers)
+
+
+def test_admin_passwords_are_argon2id_hashes(workspace: WorkspaceFixture) -> None:
+    async def hashes() -> list[str]:
+        async with workspace.server.db.read() as connection:
+            query = select(org_admins.c.password_hash).where(
+                org_admins.c.workspace_id == workspace.id
+            )
+            return list((await connection.scalars(query)).all())
+
+    [stored_hash] = workspace.server.call(hashes())
+
+    assert stored_hash.startswith("$argon2id$")
+    assert PASSWORD not in stored_text(workspace.server)
