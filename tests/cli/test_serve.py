@@ -1,0 +1,101 @@
+"""`supportdesk init` then `supportdesk serve`, as `make run` does: the printed key answers
+`{ apiInfo }` over real HTTP, and a request without it gets 401."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.cli.runner import COMMAND, json_of, supportdesk
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def served(fresh_database: str, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """The base URL of a served fresh database, and what init printed."""
+    made = json_of(
+        supportdesk(
+            "init",
+            "--workspace",
+            "Demo",
+            "--admin-email",
+            "admin@example.com",
+            "--json",
+            database_url=fresh_database,
+            cwd=tmp_path,
+        )
+    )
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            str(COMMAND),
+            "serve",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+            "--database-url",
+            fresh_database,
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.stdout.read() if process.stdout else ""
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "supportdesk serve did not come up"
+            time.sleep(0.1)
+        yield base, made
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_the_printed_key_answers_api_info(served: tuple[str, dict[str, str]]) -> None:
+    base, made = served
+
+    response = httpx.post(
+        f"{base}/graphql",
+        json={"query": "{ apiInfo }"},
+        headers={"Authorization": f"Bearer {made['api_key']}"},
+        timeout=30,
+    )
+
+    assert response.status_code == 200
+    info = response.json()["data"]["apiInfo"]
+    assert info["workspace"] == {"id": made["workspace_id"], "name": "Demo"}
+    assert info["key"]["keyPrefix"] == made["api_key"][:12]
+    assert set(info) == {"apiVersion", "workspace", "key", "machineUser"}
+
+
+def test_without_a_key_the_answer_is_401(served: tuple[str, dict[str, str]]) -> None:
+    base, _ = served
+
+    response = httpx.post(f"{base}/graphql", json={"query": "{ apiInfo }"}, timeout=30)
+
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert response.json()["errors"][0]["extensions"] == {
+        "code": "UNAUTHENTICATED",
+        "reason": "missing",
+    }
