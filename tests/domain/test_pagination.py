@@ -41,6 +41,7 @@ def test_a_cursor_is_opaque_and_url_safe() -> None:
         base64.urlsafe_b64encode(b"\xff\xfe\xfd").decode(),
         encode_cursor("x" * 300),
         "a",  # not a whole base64 quantum
+        encode_cursor("mu_\x00"),  # no key of ours holds a control character
     ],
 )
 def test_a_cursor_this_api_did_not_give_out_is_refused(cursor: str) -> None:

@@ -21,7 +21,7 @@ class Validator:
         self.errors.append(FieldError(field, code))
 
     def text(self, field: str, value: str | None, max_length: int, *, required: bool) -> str | None:
-        """Trimmed text, or None when absent; records REQUIRED / TOO_LONG."""
+        """Trimmed text, or None when absent; records REQUIRED / TOO_LONG / INVALID."""
         cleaned = value.strip() if value is not None else None
         if not cleaned:
             if required:
@@ -29,11 +29,15 @@ class Validator:
             return None
         if len(cleaned) > max_length:
             self.fail(field, FieldCode.TOO_LONG)
+        elif "\x00" in cleaned:
+            # PostgreSQL text cannot hold NUL; refusing it here keeps both backends alike.
+            self.fail(field, FieldCode.INVALID)
         return cleaned
 
     def email(self, field: str, value: str | None, *, required: bool) -> str | None:
+        errors_before = len(self.errors)
         cleaned = self.text(field, value, 254, required=required)
-        if cleaned is not None and len(cleaned) <= 254 and not _EMAIL.match(cleaned):
+        if cleaned is not None and len(self.errors) == errors_before and not _EMAIL.match(cleaned):
             self.fail(field, FieldCode.INVALID)
         return cleaned
 

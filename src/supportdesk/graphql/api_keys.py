@@ -6,9 +6,7 @@ from datetime import datetime
 
 import strawberry
 
-from supportdesk.db.tables import api_keys as api_keys_table
 from supportdesk.domain import api_keys
-from supportdesk.domain.counting import count_rows
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
@@ -91,12 +89,11 @@ class ApiKeyQueries:
         page = await context.loaders.run(
             lambda c: api_keys.list_api_keys(c, context.workspace_id, request, owner)
         )
-        conditions = [] if owner is None else [api_keys_table.c.machine_user_id == owner]
         return connection_of(
             page,
             [ApiKey.of(key, context.now) for key in page.items],
             lambda: context.loaders.run(
-                lambda c: count_rows(c, api_keys_table, context.workspace_id, *conditions)
+                lambda c: api_keys.count_api_keys(c, context.workspace_id, owner)
             ),
         )
 

@@ -107,6 +107,13 @@ def test_an_empty_name_is_required(api: GraphQLClient, owner: str) -> None:
     assert payload["error"]["fields"] == [{"field": "name", "code": "REQUIRED"}]
 
 
+def test_a_nul_character_in_the_name_is_invalid(api: GraphQLClient, owner: str) -> None:
+    payload = create(api, machineUserId=owner, name="k\u0000", scopes=["issues:read"])
+
+    assert payload["error"]["code"] == "VALIDATION_FAILED"
+    assert payload["error"]["fields"] == [{"field": "name", "code": "INVALID"}]
+
+
 def test_no_scopes_is_required(api: GraphQLClient, owner: str) -> None:
     payload = create(api, machineUserId=owner, name="k", scopes=[])
 
@@ -141,7 +148,13 @@ def test_an_expiry_without_a_time_zone_is_bad_user_input(api: GraphQLClient, own
 
 @pytest.mark.parametrize(
     "machine_user_id",
-    ["garbage", "mu_1", factories.missing_id("MachineUser"), factories.missing_id("ApiKey")],
+    [
+        "garbage",
+        "mu_1",
+        "mu_\u0000",
+        factories.missing_id("MachineUser"),
+        factories.missing_id("ApiKey"),
+    ],
 )
 def test_a_machine_user_that_does_not_exist_is_not_found(
     api: GraphQLClient, machine_user_id: str

@@ -71,6 +71,31 @@ def test_names_are_unique_in_a_workspace_ignoring_case(api: GraphQLClient) -> No
     assert names.count("Zapier") == 1 and "zAPIER" not in names
 
 
+def test_names_compare_by_case_folding(api: GraphQLClient) -> None:
+    factories.machine_user(api, "Straße sync")
+
+    payload = create(api, name="STRASSE SYNC")
+
+    assert payload["error"]["code"] == "ALREADY_EXISTS"
+
+
+def test_a_name_of_100_characters_that_grow_when_folded_is_accepted(api: GraphQLClient) -> None:
+    # "ß" folds to "ss" and "ΐ" to three characters: the folded form may be longer.
+    for name in ("ß" * 100, "ΐ" * 100):
+        assert create(api, name=name)["machineUser"]["name"] == name
+
+
+@pytest.mark.parametrize("field", ["name", "description"])
+def test_a_nul_character_is_invalid(api: GraphQLClient, field: str) -> None:
+    values = {"name": "Fine", field: "bad\u0000text"}
+
+    payload = create(api, **values)
+
+    assert payload["machineUser"] is None
+    assert payload["error"]["code"] == "VALIDATION_FAILED"
+    assert payload["error"]["fields"] == [{"field": field, "code": "INVALID"}]
+
+
 def test_creating_is_recorded_in_the_audit_log(api: GraphQLClient) -> None:
     user = factories.machine_user(api, "Audited")
 

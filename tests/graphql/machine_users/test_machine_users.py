@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from supportdesk.domain.pagination import encode_cursor
 from tests import factories
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
@@ -75,7 +76,10 @@ def test_first_zero_gives_no_edges_but_the_count(api: GraphQLClient) -> None:
     assert page["pageInfo"] == {"hasNextPage": True, "endCursor": None}
 
 
-@pytest.mark.parametrize(("first", "after"), [(101, None), (-1, None), (5, "not-a-cursor")])
+@pytest.mark.parametrize(
+    ("first", "after"),
+    [(101, None), (-1, None), (5, "not-a-cursor"), (5, encode_cursor("mu_\u0000"))],
+)
 def test_a_bad_page_request_is_bad_user_input(
     api: GraphQLClient, first: int, after: str | None
 ) -> None:

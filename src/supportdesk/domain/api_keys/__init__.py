@@ -3,6 +3,7 @@
 from supportdesk.domain.api_keys.service import (
     ApiKey,
     CreatedKey,
+    count_api_keys,
     create_api_key,
     get_api_keys,
     keys_of_machine_users,
@@ -13,6 +14,7 @@ from supportdesk.domain.api_keys.service import (
 __all__ = [
     "ApiKey",
     "CreatedKey",
+    "count_api_keys",
     "create_api_key",
     "get_api_keys",
     "keys_of_machine_users",

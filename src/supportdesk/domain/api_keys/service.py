@@ -16,6 +16,7 @@ from supportdesk.db import Database
 from supportdesk.db.tables import api_keys, machine_users
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
+from supportdesk.domain.counting import count_rows
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
@@ -234,6 +235,8 @@ async def list_api_keys(
     page: PageRequest,
     machine_user_id: str | None = None,
 ) -> Page[ApiKey]:
+    if not _names_a_machine_user(machine_user_id):
+        return Page([], False)
     query = select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id)
     if machine_user_id is not None:
         query = query.where(api_keys.c.machine_user_id == machine_user_id)
@@ -245,6 +248,21 @@ async def list_api_keys(
         .all()
     )
     return page_of([_from_row(row) for row in rows], page.first)
+
+
+async def count_api_keys(
+    connection: AsyncConnection, workspace_id: str, machine_user_id: str | None = None
+) -> int:
+    """How many keys the workspace (or one of its machine users) has."""
+    if not _names_a_machine_user(machine_user_id):
+        return 0
+    conditions = [] if machine_user_id is None else [api_keys.c.machine_user_id == machine_user_id]
+    return await count_rows(connection, api_keys, workspace_id, *conditions)
+
+
+def _names_a_machine_user(machine_user_id: str | None) -> bool:
+    """No filter, or one that could match: a malformed id never reaches the database."""
+    return machine_user_id is None or is_id_of(machine_user_id, "MachineUser")
 
 
 async def get_api_keys(
