@@ -161,3 +161,19 @@ def other_workspace(server: RunningServer) -> WorkspaceFixture:
 def api(workspace: WorkspaceFixture) -> GraphQLClient:
     """A GraphQL client with the workspace's Full-access key."""
     return workspace.client()
+
+
+@pytest.fixture(params=BACKENDS)
+def fresh_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty database on each backend, as an operator writes it."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'data' / 'supportdesk.db'}"
+        return
+    try:
+        url = create_postgres_database()
+    except Exception as error:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required in CI and was not reachable: {error}")
+        pytest.skip(f"PostgreSQL not reachable ({error})")
+    yield url
+    drop_postgres_database(url)

@@ -35,6 +35,8 @@ metadata = MetaData(
 )
 
 ID = String(40)
+# casefold() turns one character into up to three ("ß" -> "ss"): room for the folded form.
+FOLDING_GROWTH = 3
 
 
 def _tenant_columns() -> list[Column[object]]:
@@ -59,7 +61,7 @@ org_admins = Table(
     metadata,
     *_tenant_columns(),
     Column("email", String(254), nullable=False),
-    Column("email_normalized", String(254), nullable=False),
+    Column("email_normalized", String(254 * FOLDING_GROWTH), nullable=False),
     Column("name", String(200), nullable=False, server_default=""),
     Column("password_hash", String(200), nullable=False),
     Column("role", String(20), nullable=False),
@@ -74,7 +76,7 @@ machine_users = Table(
     metadata,
     *_tenant_columns(),
     Column("name", String(100), nullable=False),
-    Column("name_normalized", String(100), nullable=False),
+    Column("name_normalized", String(100 * FOLDING_GROWTH), nullable=False),
     Column("description", String(500), nullable=False, server_default=""),
     Column("managed", Boolean, nullable=False, server_default="0"),
     Column("created_at", UTCDateTime, nullable=False),
