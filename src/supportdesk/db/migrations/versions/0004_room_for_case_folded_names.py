@@ -3,16 +3,16 @@
 casefold() turns one character into up to three ("ß" -> "ss"), so the normalised column
 of a 100-character name needs 300; PostgreSQL refused such names before.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-22 15:10:00.000000
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

@@ -1,4 +1,5 @@
-"""Migrations build exactly the tables the code declares, and keep data across upgrades."""
+"""Migration 0004 makes room for case-folded names; after it, the migrations build exactly
+the tables the code declares."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from supportdesk.config import normalise_database_url
 from supportdesk.db.migrate import alembic_config, upgrade
 from supportdesk.db.tables import machine_users, metadata, workspaces
 
@@ -30,18 +30,32 @@ async def with_connection(url: str, work: Any) -> Any:
         await engine.dispose()
 
 
+# Full-text search is built per backend by migration 0002 and deliberately not declared.
+SEARCH_STRUCTURES = ("articles_fts", "ix_articles_search_", "search_vector")
+
+
+def declared_or_not_search(
+    _object: Any, name: str | None, _type: str, _reflected: bool, _compare_to: Any
+) -> bool:
+    return not (name or "").startswith(SEARCH_STRUCTURES)
+
+
 def differences(url: str) -> list[Any]:
-    async def compare(connection: AsyncConnection) -> list[Any]:
-        return await connection.run_sync(
-            lambda sync: compare_metadata(MigrationContext.configure(sync), metadata)
-        )
+    """What autogenerate would change to make the database match tables.py."""
 
-    return list(asyncio.run(with_connection(url, compare)))
+    def compare(sync: Any) -> list[Any]:
+        context = MigrationContext.configure(sync, opts={"include_object": declared_or_not_search})
+        return list(compare_metadata(context, metadata))
+
+    async def run(connection: AsyncConnection) -> list[Any]:
+        return await connection.run_sync(compare)
+
+    return list(asyncio.run(with_connection(url, run)))
 
 
-def test_the_migrated_schema_is_the_declared_one(fresh_database: str) -> None:
-    url = normalise_database_url(fresh_database)
-    upgrade(url, "0001")
+def test_the_migrated_schema_is_the_declared_one(empty_database: str) -> None:
+    url = empty_database
+    upgrade(url, "0003")
     assert differences(url) != []  # the check sees a schema that lags behind
 
     upgrade(url)
@@ -49,9 +63,9 @@ def test_the_migrated_schema_is_the_declared_one(fresh_database: str) -> None:
     assert differences(url) == []
 
 
-def test_upgrading_keeps_rows_and_constraints(fresh_database: str) -> None:
-    url = normalise_database_url(fresh_database)
-    upgrade(url, "0001")
+def test_upgrading_keeps_rows_and_constraints(empty_database: str) -> None:
+    url = empty_database
+    upgrade(url, "0003")
 
     async def seed(connection: AsyncConnection) -> None:
         await connection.execute(insert(workspaces).values(id="ws_1", name="W", created_at=AT))
@@ -106,8 +120,8 @@ def test_upgrading_keeps_rows_and_constraints(fresh_database: str) -> None:
         asyncio.run(with_connection(url, duplicate))
 
 
-def test_every_migration_can_be_undone_and_redone(fresh_database: str) -> None:
-    url = normalise_database_url(fresh_database)
+def test_every_migration_can_be_undone_and_redone(empty_database: str) -> None:
+    url = empty_database
     upgrade(url)
 
     command.downgrade(alembic_config(url), "base")
