@@ -107,13 +107,6 @@ def test_an_empty_name_is_required(api: GraphQLClient, owner: str) -> None:
     assert payload["error"]["fields"] == [{"field": "name", "code": "REQUIRED"}]
 
 
-def test_a_nul_character_in_the_name_is_invalid(api: GraphQLClient, owner: str) -> None:
-    payload = create(api, machineUserId=owner, name="k\u0000", scopes=["issues:read"])
-
-    assert payload["error"]["code"] == "VALIDATION_FAILED"
-    assert payload["error"]["fields"] == [{"field": "name", "code": "INVALID"}]
-
-
 def test_no_scopes_is_required(api: GraphQLClient, owner: str) -> None:
     payload = create(api, machineUserId=owner, name="k", scopes=[])
 
@@ -151,7 +144,6 @@ def test_an_expiry_without_a_time_zone_is_bad_user_input(api: GraphQLClient, own
     [
         "garbage",
         "mu_1",
-        "mu_\u0000",
         factories.missing_id("MachineUser"),
         factories.missing_id("ApiKey"),
     ],

@@ -86,14 +86,16 @@ def test_a_name_of_100_characters_that_grow_when_folded_is_accepted(api: GraphQL
 
 
 @pytest.mark.parametrize("field", ["name", "description"])
-def test_a_nul_character_is_invalid(api: GraphQLClient, field: str) -> None:
+def test_a_nul_character_is_bad_user_input_and_creates_nothing(
+    api: GraphQLClient, field: str
+) -> None:
     values = {"name": "Fine", field: "bad\u0000text"}
 
-    payload = create(api, **values)
+    answer = api(factories.CREATE_MACHINE_USER, {"input": values})
 
-    assert payload["machineUser"] is None
-    assert payload["error"]["code"] == "VALIDATION_FAILED"
-    assert payload["error"]["fields"] == [{"field": field, "code": "INVALID"}]
+    assert answer.status == 200
+    assert answer.codes == ["BAD_USER_INPUT"]
+    assert api.ok("{ machineUsers { totalCount } }")["machineUsers"]["totalCount"] == 1
 
 
 def test_creating_is_recorded_in_the_audit_log(api: GraphQLClient) -> None:

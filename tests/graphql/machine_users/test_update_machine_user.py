@@ -70,22 +70,12 @@ def test_an_empty_name_is_required(api: GraphQLClient) -> None:
     assert payload["error"]["fields"] == [{"field": "name", "code": "REQUIRED"}]
 
 
-def test_a_nul_character_is_invalid(api: GraphQLClient) -> None:
-    user = factories.machine_user(api, "Clean")
-
-    payload = update(api, id=user["id"], description="nul\u0000")
-
-    assert payload["error"]["code"] == "VALIDATION_FAILED"
-    assert payload["error"]["fields"] == [{"field": "description", "code": "INVALID"}]
-
-
 @pytest.mark.parametrize(
     "identifier",
     [
         "garbage",
         "mu_123",
         "",
-        "mu_\u0000",
         factories.missing_id("MachineUser"),
         factories.missing_id("ApiKey"),
     ],

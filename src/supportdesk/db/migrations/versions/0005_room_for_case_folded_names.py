@@ -3,16 +3,16 @@
 casefold() turns one character into up to three ("ß" -> "ss"), so the normalised column
 of a 100-character name needs 300; PostgreSQL refused such names before.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-22 15:10:00.000000
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -1,4 +1,4 @@
-"""Migration 0004 makes room for case-folded names; after it, the migrations build exactly
+"""Migration 0005 makes room for case-folded names; after it, the migrations build exactly
 the tables the code declares."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def differences(url: str) -> list[Any]:
 
 def test_the_migrated_schema_is_the_declared_one(empty_database: str) -> None:
     url = empty_database
-    upgrade(url, "0003")
+    upgrade(url, "0004")
     assert differences(url) != []  # the check sees a schema that lags behind
 
     upgrade(url)
@@ -65,7 +65,7 @@ def test_the_migrated_schema_is_the_declared_one(empty_database: str) -> None:
 
 def test_upgrading_keeps_rows_and_constraints(empty_database: str) -> None:
     url = empty_database
-    upgrade(url, "0003")
+    upgrade(url, "0004")
 
     async def seed(connection: AsyncConnection) -> None:
         await connection.execute(insert(workspaces).values(id="ws_1", name="W", created_at=AT))
