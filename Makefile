@@ -3,12 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKSPACE ?= Demo
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test lint format install schema chromium clean audit
+.PHONY: run test lint format install schema chromium clean audit bench bench-quick bench-profile
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
+
+$(BENCH_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/pip install --quiet -e ".[dev,bench]"
+	touch $(BENCH_STAMP)
 
 # Creates the embedded SQLite database with a demo workspace on first run, then serves.
 run: $(STAMP)
@@ -35,8 +40,8 @@ run: $(STAMP)
 	$(BIN)/supportdesk serve --host $(HOST) --port $(PORT) --workers 1
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
 # The committed SDL; tests/graphql/test_schema_file.py fails when it is stale.
@@ -44,8 +49,8 @@ schema: $(STAMP)
 	$(BIN)/python -c "from supportdesk.graphql.schema import build_schema; print(build_schema().as_str())" > schema.graphql
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests
-	$(BIN)/ruff check --fix src tests
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
 
 # Browser tests drive Debian's Chromium; install it when it is missing and we may.
 chromium:
@@ -64,6 +69,19 @@ test: lint chromium
 # against a fresh server with a Full-access key. Fails on any MUST failure or > 3 warnings.
 audit: $(STAMP)
 	$(BIN)/python tools/audit.py
+
+# Speed, measured side by side: ours, a hand-written floor and PostGraphile, on SQLite and
+# PostgreSQL (which must be running; BENCH_POSTGRES_URL overrides the local default).
+# Installs wrk (apt) and PostGraphile with Node 22 (npm, into bench/.tools/) when missing.
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m bench
+
+bench-quick: $(BENCH_STAMP)
+	$(BIN)/python -m bench --quick
+
+# Where the CPU goes for `issue` and `createIssue` on PostgreSQL (py-spy).
+bench-profile: $(BENCH_STAMP)
+	$(BIN)/python -m bench profile
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache tools/node_modules

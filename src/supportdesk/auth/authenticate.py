@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
 from supportdesk.auth.principal import Principal
@@ -36,6 +36,7 @@ class AuthenticationFailed(Exception):
         self.reason = reason
 
 
+# Built once: constructing the statement per request would cost more than running it.
 _LOOKUP = (
     select(
         api_keys.c.id,
@@ -56,6 +57,7 @@ _LOOKUP = (
         & (machine_users.c.id == api_keys.c.machine_user_id),
     )
     .join(workspaces, workspaces.c.id == api_keys.c.workspace_id)
+    .where(api_keys.c.secret_hash == bindparam("secret_hash"))
 )
 
 
@@ -76,9 +78,8 @@ async def authenticate(
     """The principal of an active key, and when the key was last recorded as used."""
     secret = bearer_secret(authorization)
     async with db.read() as connection:
-        row = (
-            await connection.execute(_LOOKUP.where(api_keys.c.secret_hash == hash_secret(secret)))
-        ).first()
+        result = await connection.execute(_LOOKUP, {"secret_hash": hash_secret(secret)})
+        row = result.first()
     if row is None:
         raise AuthenticationFailed("invalid")
     if row.revoked_at is not None:

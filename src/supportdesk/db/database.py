@@ -4,6 +4,9 @@ SQLite allows one writer at a time: writes go through a one-connection engine wh
 transactions start with BEGIN IMMEDIATE, so concurrent writers queue instead of failing
 half-way, while reads use a pool of their own and see a WAL snapshot. PostgreSQL uses one
 pooled engine for both.
+
+Reads run in autocommit on both: each statement sees the latest committed state, and on
+PostgreSQL a read is one round trip instead of three (BEGIN, the statement, ROLLBACK).
 """
 
 from __future__ import annotations
@@ -73,7 +76,8 @@ class Database:
                 # Errors are logged: parameters may hold key hashes or customer data.
                 hide_parameters=True,
             )
-            self.reader = self.writer
+            # The same pool; only the connection's autocommit flag differs while it is out.
+            self.reader = self.writer.execution_options(isolation_level="AUTOCOMMIT")
 
     @property
     def is_sqlite(self) -> bool:
@@ -81,7 +85,9 @@ class Database:
 
     @property
     def engines(self) -> tuple[AsyncEngine, ...]:
-        return (self.writer,) if self.reader is self.writer else (self.writer, self.reader)
+        """The engines that own a pool (events and disposal go to these)."""
+        shared = self.reader.sync_engine.pool is self.writer.sync_engine.pool
+        return (self.writer,) if shared else (self.writer, self.reader)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncConnection]:

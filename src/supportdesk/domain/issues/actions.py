@@ -178,26 +178,20 @@ async def _locked_issue(connection: AsyncConnection, workspace_id: str, issue_id
     )
     if connection.dialect.name == "postgresql":
         query = query.with_for_update()
-    row = (await connection.execute(query)).mappings().first()
+    row = (await connection.execute(query)).first()
     if row is None:
         raise not_found("Issue")
     return issue_of(row)
 
 
 async def _save(connection: AsyncConnection, issue: Issue, **changes: object) -> Issue:
-    row = (
-        (
-            await connection.execute(
-                update(issues)
-                .where(issues.c.workspace_id == issue.workspace_id, issues.c.id == issue.id)
-                .values(**changes)
-                .returning(*ISSUE_COLUMNS)
-            )
-        )
-        .mappings()
-        .one()
+    result = await connection.execute(
+        update(issues)
+        .where(issues.c.workspace_id == issue.workspace_id, issues.c.id == issue.id)
+        .values(**changes)
+        .returning(*ISSUE_COLUMNS)
     )
-    return issue_of(row)
+    return issue_of(result.one())
 
 
 async def update_issue(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import RowMapping
 
@@ -70,14 +72,23 @@ MESSAGE_COLUMNS = (
 )
 
 
-def issue_of(row: RowMapping) -> Issue:
-    return Issue(**row)
+# Rows are read by position (cheaper than by name on every read): the columns above are
+# in the order of the dataclasses' fields, and this says so at import time.
+assert [c.name for c in ISSUE_COLUMNS] == [f.name for f in fields(Issue)]
+assert [c.name for c in MESSAGE_COLUMNS] == [f.name for f in fields(Message)]
+_MESSAGE_WIDTH = len(MESSAGE_COLUMNS)
+
+
+def issue_of(row: Sequence[Any]) -> Issue:
+    """An Issue from a row that starts with ISSUE_COLUMNS."""
+    return Issue(*row)
+
+
+def message_of(row: Sequence[Any]) -> Message:
+    """A Message from a row that starts with MESSAGE_COLUMNS (extra columns are ignored)."""
+    return Message(*row[:_MESSAGE_WIDTH])
 
 
 def issue_of_row(row: RowMapping) -> Issue:
     """An issue from a row that may carry more columns than the issue's own."""
     return Issue(**{key: row[key] for key in Issue.__slots__})
-
-
-def message_of(row: RowMapping) -> Message:
-    return Message(**{key: row[key] for key in Message.__slots__})

@@ -1,12 +1,17 @@
-"""Reading issues and their threads. Every read is one statement, whatever the page size."""
+"""Reading issues and their threads. Every read is one statement, whatever the page size.
+
+The statements of the hot reads are built once, with bound parameters: building a Select
+and computing its cache key on every call costs more than running it.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Join, RowMapping, Select, and_, func, select
+from sqlalchemy import Join, RowMapping, Select, and_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db.tables import contacts, issues, messages
@@ -25,23 +30,37 @@ from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
 
+_IN_WORKSPACE = issues.c.workspace_id == bindparam("workspace_id")
+_ISSUE_BY_ID = select(*ISSUE_COLUMNS).where(_IN_WORKSPACE, issues.c.id == bindparam("id"))
+_ISSUES_BY_IDS = select(*ISSUE_COLUMNS).where(
+    _IN_WORKSPACE, issues.c.id.in_(bindparam("ids", expanding=True))
+)
+_ISSUE_BY_NUMBER = select(*ISSUE_COLUMNS).where(
+    _IN_WORKSPACE, issues.c.ticket_number == bindparam("ticket_number")
+)
+
 
 async def get_issues(
     connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, Issue]:
-    query = select(*ISSUE_COLUMNS).where(
-        issues.c.workspace_id == workspace_id, issues.c.id.in_(ids)
-    )
-    return {row["id"]: issue_of(row) for row in (await connection.execute(query)).mappings()}
+    if len(ids) == 1:
+        result = await connection.execute(
+            _ISSUE_BY_ID, {"workspace_id": workspace_id, "id": ids[0]}
+        )
+    else:
+        result = await connection.execute(
+            _ISSUES_BY_IDS, {"workspace_id": workspace_id, "ids": list(ids)}
+        )
+    return {row[0]: issue_of(row) for row in result}
 
 
 async def get_issue_by_number(
     connection: AsyncConnection, workspace_id: str, ticket_number: int
 ) -> Issue | None:
-    query = select(*ISSUE_COLUMNS).where(
-        issues.c.workspace_id == workspace_id, issues.c.ticket_number == ticket_number
+    result = await connection.execute(
+        _ISSUE_BY_NUMBER, {"workspace_id": workspace_id, "ticket_number": ticket_number}
     )
-    row = (await connection.execute(query)).mappings().first()
+    row = result.first()
     return issue_of(row) if row else None
 
 
@@ -85,7 +104,7 @@ async def list_issues(
     if page.after:
         query = query.where(issues.c.id < page.after if newest_first else issues.c.id > page.after)
     order = issues.c.id.desc() if newest_first else issues.c.id
-    rows = (await connection.execute(query.order_by(order).limit(page.first + 1))).mappings()
+    rows = await connection.execute(query.order_by(order).limit(page.first + 1))
     return page_of([issue_of(row) for row in rows], page.first)
 
 
@@ -94,35 +113,48 @@ async def count_issues(connection: AsyncConnection, workspace_id: str, where: Is
     return int(await connection.scalar(query) or 0)
 
 
+@cache
+def _thread_query(several: bool, after: bool) -> Select[Any]:
+    """The statement for one page of one thread, or of several threads at once."""
+    conditions = [messages.c.workspace_id == bindparam("workspace_id")]
+    if after:
+        conditions.append(messages.c.id > bindparam("after"))
+    if not several:
+        return (
+            select(*MESSAGE_COLUMNS)
+            .where(*conditions, messages.c.issue_id == bindparam("issue_id"))
+            .order_by(messages.c.id)
+            .limit(bindparam("limit"))
+        )
+    position = func.row_number().over(partition_by=messages.c.issue_id, order_by=messages.c.id)
+    ranked = (
+        select(*MESSAGE_COLUMNS, position.label("position"))
+        .where(*conditions, messages.c.issue_id.in_(bindparam("issue_ids", expanding=True)))
+        .subquery()
+    )
+    return (
+        select(ranked)
+        .where(ranked.c.position <= bindparam("limit"))
+        .order_by(ranked.c.issue_id, ranked.c.id)
+    )
+
+
 async def messages_of_issues(
     connection: AsyncConnection, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Message]]:
     """The same page of each issue's thread, oldest first, in one statement."""
-    conditions = [messages.c.workspace_id == workspace_id]
+    several = len(issue_ids) > 1
+    parameters: dict[str, Any] = {"workspace_id": workspace_id, "limit": page.first + 1}
     if page.after:
-        conditions.append(messages.c.id > page.after)
-    if len(issue_ids) == 1:
-        query = (
-            select(*MESSAGE_COLUMNS)
-            .where(*conditions, messages.c.issue_id == issue_ids[0])
-            .order_by(messages.c.id)
-            .limit(page.first + 1)
-        )
+        parameters["after"] = page.after
+    if several:
+        parameters["issue_ids"] = list(issue_ids)
     else:
-        position = func.row_number().over(partition_by=messages.c.issue_id, order_by=messages.c.id)
-        ranked = (
-            select(*MESSAGE_COLUMNS, position.label("position"))
-            .where(*conditions, messages.c.issue_id.in_(issue_ids))
-            .subquery()
-        )
-        query = (
-            select(ranked)
-            .where(ranked.c.position <= page.first + 1)
-            .order_by(ranked.c.issue_id, ranked.c.id)
-        )
+        parameters["issue_id"] = issue_ids[0]
+    result = await connection.execute(_thread_query(several, bool(page.after)), parameters)
     grouped: dict[str, list[Message]] = defaultdict(list)
-    for row in (await connection.execute(query)).mappings():
-        grouped[row["issue_id"]].append(message_of(row))
+    for row in result:
+        grouped[row[2]].append(message_of(row))  # row[2]: issue_id
     return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
 
 
@@ -132,7 +164,7 @@ async def get_messages(
     query = select(*MESSAGE_COLUMNS).where(
         messages.c.workspace_id == workspace_id, messages.c.id.in_(ids)
     )
-    return {row["id"]: message_of(row) for row in (await connection.execute(query)).mappings()}
+    return {row[0]: message_of(row) for row in await connection.execute(query)}
 
 
 def _issues_with_requesters() -> Join:

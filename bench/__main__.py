@@ -1,0 +1,60 @@
+"""`python -m bench [--quick] [--backend sqlite|postgresql] ...` and `python -m bench profile`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+
+from bench.run import Options, run
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("command", nargs="?", default="run", choices=["run", "profile"])
+    parser.add_argument("--quick", action="store_true", help="short runs, no 100k workspace")
+    parser.add_argument(
+        "--backend", action="append", choices=["sqlite", "postgresql"], help="repeatable"
+    )
+    parser.add_argument("--seconds", type=int, help="length of one measured wrk run")
+    parser.add_argument("--rounds", type=int, help="alternating rounds (medians over them)")
+    parser.add_argument("--warmup", type=int, help="seconds of unmeasured load per server first")
+    parser.add_argument("--connections", type=int)
+    parser.add_argument("--workers", type=int, help="server processes (default: cores)")
+    parser.add_argument("--no-postgraphile", action="store_true")
+    parser.add_argument("--postgres-url", help="default: $BENCH_POSTGRES_URL or local")
+    parser.add_argument("--only", help="comma-separated scenario keys, e.g. issue,createIssue")
+    parser.add_argument("--profile-seconds", type=int, default=10)
+    return parser.parse_args(argv)
+
+
+def options_of(args: argparse.Namespace) -> Options:
+    options = Options.quick_run() if args.quick else Options()
+    changes = {
+        "backends": tuple(args.backend) if args.backend else None,
+        "seconds": args.seconds,
+        "rounds": args.rounds,
+        "warmup": args.warmup,
+        "connections": args.connections,
+        "workers": args.workers,
+        "postgres_url": args.postgres_url,
+        "postgraphile": False if args.no_postgraphile else None,
+        "only": tuple(args.only.split(",")) if args.only else None,
+    }
+    return replace(options, **{k: v for k, v in changes.items() if v is not None})
+
+
+def main(argv: list[str]) -> int:
+    args = parse(argv)
+    options = options_of(args)
+    if args.command == "profile":
+        from bench.profile import profile
+
+        profile(options, args.profile_seconds)
+        return 0
+    run(options)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

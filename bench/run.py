@@ -1,0 +1,259 @@
+"""One benchmark run: seed (or reuse) each backend's database, start ours, the floor and
+PostGraphile side by side, check that they answer correctly, then measure every scenario in
+alternating rounds and report."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import orjson
+
+from bench import report, seed, tools
+from bench.load import Driver, LoadSettings, Measurement
+from bench.scenarios import (
+    Scenario,
+    Workload,
+    article_search_document,
+    message_growth,
+    operations,
+    workspace_growth,
+)
+from bench.seed import FULL, QUICK, Plan, size_label
+from bench.servers import BENCH, Server, floor, ours, postgraphile
+
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/supportdesk_bench"
+RESULTS = BENCH / "results"
+DATA = BENCH / ".data"
+
+
+@dataclass(frozen=True)
+class Options:
+    quick: bool = False
+    backends: tuple[str, ...] = ("sqlite", "postgresql")
+    postgres_url: str = os.environ.get("BENCH_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+    sqlite_file: Path = DATA / "bench.db"
+    seconds: int = 3
+    rounds: int = 3
+    warmup: int = 1
+    connections: int = 32
+    workers: int = os.cpu_count() or 1
+    postgraphile: bool = True
+    message_sizes: tuple[int, ...] = (1, 10, 50, 100)
+    output: Path = RESULTS
+    only: tuple[str, ...] = ()
+    plan: Plan = FULL
+
+    @classmethod
+    def quick_run(cls, **overrides: Any) -> Options:
+        values: dict[str, Any] = {"quick": True, "seconds": 1, "warmup": 0, "plan": QUICK}
+        return cls(**{**values, **overrides})
+
+    def database_url(self, backend: str) -> str:
+        if backend == "sqlite":
+            return f"sqlite+aiosqlite:///{self.sqlite_file}"
+        return self.postgres_url
+
+
+async def ensure_postgres_database(url: str) -> None:
+    """Create the bench database when it is missing (the server must be running)."""
+    dsn = seed.asyncpg_dsn(url)
+    name = dsn.rsplit("/", 1)[1].split("?")[0]
+    try:
+        connection = await asyncpg.connect(dsn, timeout=5)
+    except asyncpg.InvalidCatalogNameError:
+        admin = await asyncpg.connect(dsn.rsplit("/", 1)[0] + "/postgres", timeout=5)
+        try:
+            await admin.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await admin.close()
+    else:
+        await connection.close()
+
+
+async def prepare(backend: str, url: str, options: Options) -> Workload:
+    """Seed (or reuse) the database and gather what the scenarios need."""
+    plan = options.plan
+    if backend == "postgresql":
+        await ensure_postgres_database(url)
+    await seed.drop_workspace(url, plan.writes.name)
+    seeded = await seed.seed(url, plan.specs)
+    keys = {name: await seed.new_key(url, s.workspace_id) for name, s in seeded.items()}
+    ids = {}
+    for spec in (*plan.sizes, plan.main):
+        tickets = range(spec.long_threads + 1, spec.issues + 1)
+        ids[spec.name] = await seed.issue_ids(url, seeded[spec.name].workspace_id, tickets, 100)
+    main_id = seeded[plan.main.name].workspace_id
+    long_tickets = range(1, plan.main.long_threads + 1)
+    long_threads = await seed.issue_ids(url, main_id, long_tickets, 20)
+    writes = plan.writes
+    writable = await seed.issue_ids(
+        url, seeded[writes.name].workspace_id, range(1, writes.issues + 1), writes.issues
+    )
+    from supportdesk.graphql.schema import build_schema
+
+    store = await seed.open_store(url)
+    try:
+        has_articles = "articles" in await store.tables()
+    finally:
+        await store.close()
+    document = article_search_document(build_schema()._schema) if has_articles else None
+    return Workload(
+        backend=backend,
+        main_workspace=plan.main.name,
+        keys=keys,
+        workspace_ids={name: s.workspace_id for name, s in seeded.items()},
+        issue_ids=ids,
+        long_thread_ids=long_threads,
+        writable_issue_ids=writable,
+        writes_workspace=writes.name,
+        article_query=document,
+        article_words=seed.TOPICS,
+    )
+
+
+def scenarios_for(load: Workload, options: Options) -> list[Scenario]:
+    found = (
+        operations(load, options.postgraphile)
+        + message_growth(load, options.message_sizes)
+        + workspace_growth(
+            load, [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
+        )
+    )
+    return [s for s in found if not options.only or s.key in options.only]
+
+
+def _answer(name: str, url: str, scenario: Scenario, body: bytes) -> dict[str, Any]:
+    requests = scenario.servers[name]
+    response = httpx.post(url + "/graphql", content=body, headers=requests.headers, timeout=30)
+    answer: dict[str, Any] = response.json()
+    problem = (
+        response.status_code != 200
+        or answer.get("errors")
+        or not (answer.get("data") or {}).get(scenario.root)
+        or (answer["data"][scenario.root] or {}).get("error")
+    )
+    if problem:
+        raise RuntimeError(
+            f"{name} answered {scenario.key} wrongly ({response.status_code}): "
+            f"{orjson.dumps(answer)[:600]!r}"
+        )
+    return answer
+
+
+def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
+    """Every server (name -> base URL) answers every scenario without errors, and the
+    floor's reads answer exactly what ours answers (the same data, the same JSON)."""
+    for scenario in scenarios:
+        for name, requests in scenario.servers.items():
+            for body in requests.bodies[:2]:
+                answer = _answer(name, urls[name], scenario, body)
+                if name == "floor" and not scenario.writes:
+                    ours_answer = _answer("ours", urls["ours"], scenario, body)
+                    if ours_answer != answer:
+                        raise RuntimeError(f"the floor's {scenario.key} differs from ours")
+                if name == "postgraphile" and scenario.root == "issue":
+                    messages = answer["data"]["issue"]["messages"]
+                    if messages["totalCount"] < 1 or not messages["edges"]:
+                        raise RuntimeError("PostGraphile found no thread")
+
+
+def measure(
+    backend: str,
+    driver: Driver,
+    servers: dict[str, Server],
+    scenarios: Sequence[Scenario],
+    options: Options,
+) -> list[Measurement]:
+    found: list[Measurement] = []
+    if options.warmup:
+        for scenario in scenarios:
+            for name, requests in scenario.servers.items():
+                driver.run(servers[name], scenario.key, requests, -1, options.warmup)
+    for round_ in range(options.rounds):
+        for scenario in scenarios:
+            names = list(scenario.servers)
+            turn = round_ % len(names)
+            line = []
+            # Alternate who goes first, so drift (caches, autovacuum) spreads over all.
+            for name in names[turn:] + names[:turn]:
+                taken = driver.run(servers[name], scenario.key, scenario.servers[name], round_)
+                found.append(replace(taken, backend=backend))
+                line.append(f"{name} {taken.rps:,.0f}/s")
+                if taken.errors:
+                    print(f"    ! {name} {scenario.key}: {taken.errors} errors")
+            print(
+                f"  [{backend} {round_ + 1}/{options.rounds}] {scenario.label}: {', '.join(line)}"
+            )
+    return found
+
+
+def start_servers(backend: str, url: str, options: Options, log_folder: Path) -> dict[str, Server]:
+    servers: dict[str, Server] = {}
+    try:
+        servers["ours"] = ours(url, options.workers).start(log_folder)
+        servers["floor"] = floor(url, options.workers).start(log_folder)
+        if backend == "postgresql" and options.postgraphile:
+            node = tools.ensure_postgraphile()
+            dsn = seed.asyncpg_dsn(url)
+            servers["postgraphile"] = postgraphile(dsn, node, tools.TOOLS).start(log_folder)
+    except BaseException:
+        for server in servers.values():
+            server.stop()
+        raise
+    return servers
+
+
+def run_backend(backend: str, options: Options, wrk: str) -> list[Measurement]:
+    url = options.database_url(backend)
+    print(f"\n== {backend}: seeding / reusing {url}")
+    started = time.monotonic()
+    load = asyncio.run(prepare(backend, url, options))
+    print(f"  ready in {time.monotonic() - started:.1f} s")
+    scenarios = scenarios_for(load, options)
+    servers = start_servers(backend, url, options, options.output / "logs" / backend)
+    try:
+        verify({name: server.url for name, server in servers.items()}, scenarios)
+        settings = LoadSettings(wrk, options.seconds, options.connections)
+        driver = Driver(settings, count_postgres=backend == "postgresql")
+        return measure(backend, driver, servers, scenarios, options)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "postgraphile": tools.installed_postgraphile_version(),
+    }
+
+
+def run(options: Options) -> dict[str, Any]:
+    started = time.monotonic()
+    wrk = tools.ensure_wrk()
+    if "postgresql" in options.backends and options.postgraphile:
+        tools.ensure_postgraphile()
+    measurements: list[Measurement] = []
+    for backend in options.backends:
+        measurements += run_backend(backend, options, wrk)
+    settings = {
+        "quick": options.quick,
+        "seconds": options.seconds,
+        "rounds": options.rounds,
+        "connections": options.connections,
+        "workers": options.workers,
+    }
+    result = report.build(measurements, machine(), settings, time.monotonic() - started)
+    report.publish(result, options.output)
+    return result

@@ -1,0 +1,302 @@
+"""What the bench asks: each scenario's request bodies for ours, the floor and PostGraphile.
+
+A scenario holds a pool of JSON bodies per server (wrk cycles through them, so reads spread
+over many issues and writes over many requesters). The floor gets our bodies and picks its
+handler by `operationName`; PostGraphile gets its own query shape for the same data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+ISSUE = """query Issue($id: ID!, $first: Int!) {
+  issue(id: $id) {
+    id ticketNumber subject status priority createdAt updatedAt messageCount
+    messages(first: $first) {
+      totalCount
+      edges { cursor node { id senderName body createdAt } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}"""
+
+ISSUES = """query Issues($first: Int!) {
+  issues(first: $first) {
+    edges {
+      cursor
+      node {
+        id ticketNumber subject status priority createdAt
+        requester { id email name }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}"""
+
+CREATE_ISSUE = """mutation CreateIssue($input: CreateIssueInput!) {
+  createIssue(input: $input) {
+    issue { id ticketNumber subject status priority createdAt }
+    error { code message }
+  }
+}"""
+
+REPLY_TO_ISSUE = """mutation ReplyToIssue($input: ReplyToIssueInput!) {
+  replyToIssue(input: $input) {
+    issue { id status messageCount updatedAt }
+    message { id senderName body createdAt }
+    error { code message }
+  }
+}"""
+
+API_INFO = "query ApiInfo { apiInfo }"
+
+# PostGraphile's shape of the same reads: the Amber preset names the `id` column `rowId`
+# (`id` is its global Node id) and relations after their foreign keys.
+PG_ISSUE = """query Issue($workspaceId: String!, $id: String!, $first: Int!) {
+  issue: issueByWorkspaceIdAndRowId(workspaceId: $workspaceId, rowId: $id) {
+    id: rowId ticketNumber subject status priority createdAt updatedAt messageCount
+    messages: messagesByWorkspaceIdAndIssueId(first: $first, orderBy: ROW_ID_ASC) {
+      totalCount
+      edges { cursor node { id: rowId senderName body createdAt } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}"""
+
+PG_ISSUES = """query Issues($workspaceId: String!, $first: Int!) {
+  issues: allIssues(condition: {workspaceId: $workspaceId}, first: $first, orderBy: PRIMARY_KEY_ASC) {
+    edges {
+      cursor
+      node {
+        id: rowId ticketNumber subject status priority createdAt
+        requester: contactByWorkspaceIdAndRequesterId { id: rowId email name }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}"""
+
+
+@dataclass(frozen=True)
+class Requests:
+    """The bodies one server gets for a scenario, and the key it sends (if any)."""
+
+    bodies: list[bytes]
+    authorization: str | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self.authorization:
+            headers["Authorization"] = self.authorization
+        return headers
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    label: str
+    group: str  # "operations" | "messages" | "workspaces"
+    servers: dict[str, Requests] = field(default_factory=dict)
+    root: str = ""  # the field whose answer must be non-null
+    writes: bool = False
+
+
+def body(query: str, operation: str, variables: dict[str, Any] | None = None) -> bytes:
+    payload: dict[str, Any] = {"query": query, "operationName": operation}
+    if variables is not None:
+        payload["variables"] = variables
+    return orjson.dumps(payload)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the seeded database offers the scenarios."""
+
+    backend: str
+    main_workspace: str
+    keys: dict[str, str]  # workspace name -> bearer secret
+    workspace_ids: dict[str, str]
+    issue_ids: dict[str, list[str]]  # workspace name -> issues with 20 messages
+    long_thread_ids: list[str]
+    writable_issue_ids: list[str]
+    writes_workspace: str
+    article_query: str | None = None  # our articles document, when the schema has articles
+    article_words: Sequence[str] = ()
+
+    def bearer(self, workspace: str) -> str:
+        return f"Bearer {self.keys[workspace]}"
+
+
+def _issue_requests(
+    load: Workload, workspace: str, ids: list[str], first: int, pg: bool
+) -> dict[str, Requests]:
+    ours = Requests(
+        [body(ISSUE, "Issue", {"id": issue_id, "first": first}) for issue_id in ids],
+        load.bearer(workspace),
+    )
+    servers = {"ours": ours, "floor": ours}
+    if pg:
+        workspace_id = load.workspace_ids[workspace]
+        servers["postgraphile"] = Requests(
+            [
+                body(PG_ISSUE, "Issue", {"workspaceId": workspace_id, "id": i, "first": first})
+                for i in ids
+            ]
+        )
+    return servers
+
+
+def operations(load: Workload, postgraphile: bool) -> list[Scenario]:
+    main = load.main_workspace
+    writes = load.writes_workspace
+    pg = postgraphile and load.backend == "postgresql"
+    found = [
+        Scenario(
+            "issue",
+            "issue (20 messages)",
+            "operations",
+            _issue_requests(load, main, load.issue_ids[main], 20, pg),
+            root="issue",
+        )
+    ]
+    issues = {"ours": Requests([body(ISSUES, "Issues", {"first": 50})], load.bearer(main))}
+    issues["floor"] = issues["ours"]
+    if pg:
+        variables = {"workspaceId": load.workspace_ids[main], "first": 50}
+        issues["postgraphile"] = Requests([body(PG_ISSUES, "Issues", variables)])
+    found.append(
+        Scenario("issues", "issues(first: 50) + requester", "operations", issues, root="issues")
+    )
+    create = Requests(
+        [
+            body(
+                CREATE_ISSUE,
+                "CreateIssue",
+                {
+                    "input": {
+                        "subject": f"Bench issue {n}",
+                        "body": "The export to CSV stops at 10,000 rows. Is there a limit?",
+                        "requesterEmail": f"requester{n}@company{n % 40}.example.com",
+                        "requesterName": f"Requester {n}",
+                        "priority": ("low", "normal", "high")[n % 3],
+                    }
+                },
+            )
+            for n in range(500)
+        ],
+        load.bearer(writes),
+    )
+    found.append(
+        Scenario(
+            "createIssue",
+            "createIssue",
+            "operations",
+            {"ours": create, "floor": create},
+            root="createIssue",
+            writes=True,
+        )
+    )
+    reply = Requests(
+        [
+            body(
+                REPLY_TO_ISSUE,
+                "ReplyToIssue",
+                {"input": {"issueId": issue_id, "body": "Thanks, we are looking into it."}},
+            )
+            for issue_id in load.writable_issue_ids
+        ],
+        load.bearer(writes),
+    )
+    found.append(
+        Scenario(
+            "replyToIssue",
+            "replyToIssue",
+            "operations",
+            {"ours": reply, "floor": reply},
+            root="replyToIssue",
+            writes=True,
+        )
+    )
+    info = Requests([body(API_INFO, "ApiInfo")], load.bearer(main))
+    found.append(
+        Scenario("apiInfo", "apiInfo", "operations", {"ours": info, "floor": info}, root="apiInfo")
+    )
+    if load.article_query:
+        search = Requests(
+            [
+                body(load.article_query, "ArticleSearch", {"query": word})
+                for word in load.article_words
+            ],
+            load.bearer(main),
+        )
+        found.append(
+            Scenario(
+                "articleSearch",
+                "articles(query) search",
+                "operations",
+                {"ours": search},
+                root="articles",
+            )
+        )
+    return found
+
+
+def message_growth(load: Workload, sizes: Sequence[int]) -> list[Scenario]:
+    main = load.main_workspace
+    return [
+        Scenario(
+            f"messages-{size}",
+            f"issue + messages(first: {size})",
+            "messages",
+            _issue_requests(load, main, load.long_thread_ids, size, pg=False),
+            root="issue",
+        )
+        for size in sizes
+    ]
+
+
+def workspace_growth(load: Workload, workspaces: Sequence[tuple[str, str]]) -> list[Scenario]:
+    """`issue` (20 messages) in workspaces of growing size, all in the same database."""
+    return [
+        Scenario(
+            f"workspace-{label}",
+            f"issue in a {label}-issue workspace",
+            "workspaces",
+            {
+                "ours": Requests(
+                    [body(ISSUE, "Issue", {"id": i, "first": 20}) for i in load.issue_ids[name]],
+                    load.bearer(name),
+                )
+            },
+            root="issue",
+        )
+        for name, label in workspaces
+    ]
+
+
+def article_search_document(schema: Any) -> str | None:
+    """Our article search, when the schema has `articles(filter: {query})`; None otherwise.
+    Asks for the article fields that exist among id, title and status."""
+    query_type = schema.query_type
+    field_ = query_type.fields.get("articles") if query_type else None
+    if field_ is None or "filter" not in field_.args:
+        return None
+    filter_type = field_.args["filter"].type
+    while hasattr(filter_type, "of_type"):
+        filter_type = filter_type.of_type
+    if "query" not in getattr(filter_type, "fields", {}):
+        return None
+    article = schema.type_map.get("Article")
+    wanted = [name for name in ("id", "title", "status") if article and name in article.fields]
+    return (
+        "query ArticleSearch($query: String!) {\n"
+        "  articles(first: 10, filter: {query: $query}) {\n"
+        f"    edges {{ node {{ {' '.join(wanted or ['__typename'])} }} }}\n"
+        "  }\n"
+        "}"
+    )

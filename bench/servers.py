@@ -1,0 +1,196 @@
+"""The servers under test, started as a user would start them, and their CPU time.
+
+- ours: `supportdesk serve --workers N` (uvicorn, uvloop, httptools; N = cores);
+- the floor: `python -m bench.floor` with the same uvicorn settings;
+- PostGraphile 5 on Node 22, from bench/.tools/ (see `tools.py`).
+
+CPU is read from /proc/<pid>/stat (utime + stime) of the server's whole process tree, so
+the uvicorn supervisor and every worker count.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name may hold spaces and parentheses; the fields follow the last ')'.
+    return text[text.rindex(")") + 2 :].split()
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants, from each process's parent in /proc/<pid>/stat."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        tree.append(current)
+        queue.extend(children.get(current, []))
+    return tree
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """utime + stime of these processes, in seconds."""
+    ticks = 0
+    for pid in pids:
+        fields = _stat_fields(pid)
+        if fields is not None:
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
+    return ticks / TICKS
+
+
+def postgres_pids() -> list[int]:
+    """Every PostgreSQL server process on this machine (its backends do the SQL)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@dataclass
+class Server:
+    """A server process (and its children) on a local port."""
+
+    name: str
+    command: list[str]
+    port: int
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: Path = ROOT
+    ready_path: str = "/healthz"
+    process: subprocess.Popen[bytes] | None = None
+    log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, log_folder: Path, timeout: float = 60) -> Server:
+        log_folder.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_folder / f"{self.name}.log"
+        log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=self.cwd,
+            env={**os.environ, **self.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self._wait_ready(timeout)
+        return self
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        assert self.process is not None
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited; see {self.log_path}")
+            try:
+                if self._ready():
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"{self.name} did not start in {timeout:.0f} s; see {self.log_path}")
+
+    def _ready(self) -> bool:
+        if self.ready_path == "/graphql":
+            answer = httpx.post(self.url + "/graphql", json={"query": "{__typename}"}, timeout=2)
+        else:
+            answer = httpx.get(self.url + self.ready_path, timeout=2)
+        return answer.status_code == 200
+
+    def pids(self) -> list[int]:
+        assert self.process is not None
+        return process_tree(self.process.pid)
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.pids())
+
+    def stop(self) -> None:
+        """End the process group this server was started in (ours alone), then wait."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=5)
+
+
+def bench_env() -> dict[str, str]:
+    """Settings for the server under load: limits meant for clients would throttle the bench."""
+    return {
+        "SUPPORTDESK_RATE_LIMIT_PER_MINUTE": str(10**9),
+        "SUPPORTDESK_FAILED_AUTH_PER_MINUTE": str(10**9),
+        "SUPPORTDESK_LOG_JSON": "false",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def ours(database_url: str, workers: int) -> Server:
+    port = free_port()
+    executable = shutil.which("supportdesk", path=str(Path(sys.executable).parent)) or "supportdesk"
+    command = [executable, "serve", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--workers", str(workers), "--database-url", database_url]
+    return Server("ours", command, port, env=bench_env())
+
+
+def floor(database_url: str, workers: int) -> Server:
+    port = free_port()
+    command = [sys.executable, "-m", "bench.floor", "--database-url", database_url]
+    command += ["--port", str(port), "--workers", str(workers)]
+    return Server("floor", command, port, env=bench_env())
+
+
+def postgraphile(dsn: str, node: Path, tools: Path) -> Server:
+    port = free_port()
+    shutil.copy(BENCH / "graphile.config.mjs", tools / "graphile.config.mjs")
+    command = [str(node), str(tools / "node_modules/postgraphile/dist/cli-run.js")]
+    command += ["-C", str(tools / "graphile.config.mjs")]
+    env = {
+        "BENCH_PG_URL": dsn,
+        "BENCH_PORT": str(port),
+        "BENCH_POOL_SIZE": "10",
+        "NODE_ENV": "production",
+        "GRAPHILE_ENV": "production",
+    }
+    return Server("postgraphile", command, port, env=env, cwd=tools, ready_path="/graphql")

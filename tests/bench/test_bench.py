@@ -1,0 +1,115 @@
+"""The benchmark's own code must not rot: seed a tiny workspace into the test database,
+serve the floor beside the test server, and send every scenario once to both (no wrk)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+import uvicorn
+from bench import report
+from bench.floor import FloorApp
+from bench.load import Measurement
+from bench.run import Options, prepare, scenarios_for, verify
+from bench.seed import Plan, WorkspaceSpec
+
+from tests.servers import RunningServer
+
+MAIN = WorkspaceSpec("bench-test-main", 30, messages_per_issue=3, long_threads=2, articles=20)
+TINY = Plan(
+    main=MAIN,
+    writes=WorkspaceSpec("bench-test-writes", 5, messages_per_issue=2),
+    sizes=(WorkspaceSpec("bench-test-small", 10, messages_per_issue=3), MAIN),
+)
+
+
+class ThreadedFloor:
+    """The floor's ASGI app in a uvicorn thread on a free port."""
+
+    def __init__(self, database_url: str) -> None:
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        config = uvicorn.Config(FloorApp(database_url), log_level="warning", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._server.serve(sockets=[self._socket])), daemon=True
+        )
+
+    def __enter__(self) -> ThreadedFloor:
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            assert time.monotonic() < deadline and self._thread.is_alive(), "floor did not start"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=15)
+
+
+@pytest.fixture
+def floor(server: RunningServer) -> Iterator[ThreadedFloor]:
+    with ThreadedFloor(server.database_url) as running:
+        yield running
+
+
+def test_seeding_and_one_round_of_every_scenario(
+    server: RunningServer, floor: ThreadedFloor
+) -> None:
+    options = replace(Options(), plan=TINY, postgraphile=False, message_sizes=(1, 3))
+    load = asyncio.run(prepare(server.backend, server.database_url, options))
+
+    assert len(load.issue_ids["bench-test-main"]) == 28  # the 2 long threads are apart
+    assert len(load.long_thread_ids) == 2
+    assert len(load.writable_issue_ids) == 5
+    scenarios = scenarios_for(load, options)
+    keys = {s.key for s in scenarios}
+    assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo"} <= keys
+    assert {"messages-1", "messages-3", "workspace-10", "workspace-30"} <= keys
+
+    # Raises when a server answers with an error, or when the floor's reads differ from ours.
+    verify({"ours": server.base_url, "floor": floor.url}, scenarios)
+
+
+def test_seeding_again_reuses_what_is_there(server: RunningServer) -> None:
+    options = replace(Options(), plan=TINY, postgraphile=False)
+    first = asyncio.run(prepare(server.backend, server.database_url, options))
+    again = asyncio.run(prepare(server.backend, server.database_url, options))
+
+    assert again.workspace_ids["bench-test-main"] == first.workspace_ids["bench-test-main"]
+    assert again.issue_ids == first.issue_ids
+    # The writes workspace is made anew each run, so the write scenarios never pile up.
+    assert again.workspace_ids["bench-test-writes"] != first.workspace_ids["bench-test-writes"]
+
+
+def _measurement(server: str, round_: int, rps: float, cpu: float) -> Measurement:
+    return Measurement(
+        server, "issue", round_, int(rps), 1.0, rps, 1.0, 2.0, 0, cpu, None, "sqlite"
+    )
+
+
+def test_the_report_pairs_runs_by_round_and_takes_medians() -> None:
+    measurements = [
+        _measurement("ours", 0, 100, 900),
+        _measurement("floor", 0, 400, 200),
+        _measurement("ours", 1, 300, 800),
+        _measurement("floor", 1, 600, 250),
+        _measurement("ours", 2, 200, 1000),
+        _measurement("floor", 2, 1000, 210),
+    ]
+
+    summary = report.summarise(measurements)["sqlite"]["issue"]
+
+    assert summary["ours"]["rps"] == 200
+    assert summary["ours"]["cpu_us_per_request"] == 900
+    assert summary["ours"]["vs_floor"] == pytest.approx(0.25)  # median of 0.25, 0.5, 0.2
+    assert summary["floor"]["vs_floor"] == 1
+    table = report.table({"summary": {"sqlite": {"issue": summary}}, "growth": {}})
+    assert "0.25×" in table
