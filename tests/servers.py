@@ -53,8 +53,8 @@ def drop_postgres_database(url: str) -> None:
 
 @dataclass
 class StatementCounter:
-    """Counts SQL statements the server runs (all of its engines), and keeps any that
-    reach a tenant table without confining it to a workspace."""
+    """Counts SQL statements the server runs (all of its engines, and its direct reads),
+    and keeps any that reach a tenant table without confining it to a workspace."""
 
     count: int = 0
     statements: list[str] = field(default_factory=list)
@@ -63,8 +63,12 @@ class StatementCounter:
     def attach(self, db: Database) -> None:
         for engine in db.engines:
             event.listen(engine.sync_engine, "before_cursor_execute", self._seen)
+        db.direct.observers.append(self._seen_direct)
 
     def _seen(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        self._seen_direct(statement)
+
+    def _seen_direct(self, statement: str) -> None:
         self.count += 1
         self.statements.append(statement)
         if not is_confined(statement):

@@ -9,6 +9,7 @@ revocation or an expiry holds on the very next request in every process.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from sqlalchemy import bindparam, or_, select, update
 
@@ -36,7 +37,22 @@ class AuthenticationFailed(Exception):
         self.reason = reason
 
 
-# Built once: constructing the statement per request would cost more than running it.
+class _KeyRow(NamedTuple):
+    id: str
+    workspace_id: str
+    key_prefix: str
+    kind: str
+    scopes: str
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+    machine_user_id: str
+    machine_user_name: str
+    workspace_name: str
+
+
+# Built once and read straight on the driver (`Database.rows`): on every request, building
+# the statement and SQLAlchemy's execution layer would cost more than the lookup itself.
 _LOOKUP = (
     select(
         api_keys.c.id,
@@ -59,6 +75,7 @@ _LOOKUP = (
     .join(workspaces, workspaces.c.id == api_keys.c.workspace_id)
     .where(api_keys.c.secret_hash == bindparam("secret_hash"))
 )
+assert list(_KeyRow._fields) == [column.name for column in _LOOKUP.selected_columns]
 
 
 def bearer_secret(authorization: str | None) -> str:
@@ -77,11 +94,10 @@ async def authenticate(
 ) -> tuple[Principal, datetime | None]:
     """The principal of an active key, and when the key was last recorded as used."""
     secret = bearer_secret(authorization)
-    async with db.read() as connection:
-        result = await connection.execute(_LOOKUP, {"secret_hash": hash_secret(secret)})
-        row = result.first()
-    if row is None:
+    rows = await db.rows(_LOOKUP, {"secret_hash": hash_secret(secret)})
+    if not rows:
         raise AuthenticationFailed("invalid")
+    row = _KeyRow(*rows[0])
     if row.revoked_at is not None:
         raise AuthenticationFailed("revoked")
     if row.expires_at is not None and row.expires_at <= at:

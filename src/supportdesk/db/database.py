@@ -7,19 +7,22 @@ pooled engine for both.
 
 Reads run in autocommit on both: each statement sees the latest committed state, and on
 PostgreSQL a read is one round trip instead of three (BEGIN, the statement, ROLLBACK).
+The hottest reads skip SQLAlchemy's execution layer altogether: see `direct.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import Select, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool
+
+from supportdesk.db.direct import DirectReads, PostgresReader, SqliteReader
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -67,6 +70,7 @@ class Database:
             self.writer = _sqlite_engine(url, 1, "BEGIN IMMEDIATE")
             # Reads run in autocommit: each statement sees the latest committed state.
             self.reader = _sqlite_engine(url, pool_size, None)
+            direct: PostgresReader | SqliteReader = SqliteReader(url, SQLITE_PRAGMAS)
         else:
             self.writer = create_async_engine(
                 url,
@@ -78,6 +82,8 @@ class Database:
             )
             # The same pool; only the connection's autocommit flag differs while it is out.
             self.reader = self.writer.execution_options(isolation_level="AUTOCOMMIT")
+            direct = PostgresReader(url, pool_size)
+        self.direct = DirectReads(direct, self.reader.dialect)
 
     @property
     def is_sqlite(self) -> bool:
@@ -101,6 +107,14 @@ class Database:
         async with self.reader.connect() as connection:
             yield connection
 
+    async def rows(
+        self, statement: Select[Any], parameters: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """The rows of a bounded read, on a connection of its own, straight on the driver.
+        `statement` must be built once (a module-level constant with bound parameters and
+        no IN-lists); rows come back as tuples in the order of its columns."""
+        return await self.direct.rows(statement, parameters)
+
     async def ping(self) -> bool:
         try:
             async with self.read() as connection:
@@ -110,6 +124,7 @@ class Database:
         return True
 
     async def dispose(self) -> None:
+        await self.direct.close()
         for engine in self.engines:
             await engine.dispose()
 

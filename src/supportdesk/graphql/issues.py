@@ -181,9 +181,7 @@ class IssueQueries:
     @strawberry.field(description="One issue by its ticket number.")
     async def issue_by_number(self, info: Info, ticket_number: int) -> Issue | None:
         context = info.context
-        found = await context.loaders.run(
-            lambda c: issues.get_issue_by_number(c, context.workspace_id, ticket_number)
-        )
+        found = await issues.fetch_issue_by_number(context.db, context.workspace_id, ticket_number)
         if found is None:
             raise not_found("Issue")
         return Issue.of(found)

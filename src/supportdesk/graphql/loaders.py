@@ -1,5 +1,6 @@
 """Per-request DataLoaders: relations load in one statement per batch, whatever the page
-size. Each batch takes its own pooled connection, since sibling fields resolve at once."""
+size. Each batch takes its own pooled connection, since sibling fields resolve at once
+(issues and threads through the domain's `fetch_*`, which pick the connection themselves)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class Loaders:
         self.workspace_id = workspace_id
         self.machine_user = self._by_key(machine_users.get_machine_users)
         self.keys_of_machine_user = self._by_key(api_keys.keys_of_machine_users, default=list)
-        self.issue = self._by_key(issues.get_issues)
+        self.issue = DataLoader(load_fn=self._load_issues)
         self.contact = self._by_key(contacts.get_contacts)
         self.messages: DataLoader[tuple[str, PageRequest], Page[issues.Message]] = DataLoader(
             load_fn=self._load_messages
@@ -37,6 +38,10 @@ class Loaders:
         self.issues_of_account = self._paged(issues.issues_of_accounts)
         self.issue_count_of_account = self._by_key(issues.count_issues_of_accounts, int)
 
+    async def _load_issues(self, keys: list[str]) -> list[issues.Issue | None]:
+        found = await issues.fetch_issues(self.db, self.workspace_id, keys)
+        return [found.get(key) for key in keys]
+
     async def _load_messages(
         self, keys: list[tuple[str, PageRequest]]
     ) -> list[Page[issues.Message]]:
@@ -45,12 +50,9 @@ class Loaders:
         for issue_id, request in keys:
             by_request.setdefault(request, []).append(issue_id)
         pages: dict[tuple[str, PageRequest], Page[issues.Message]] = {}
-        async with self.db.read() as connection:
-            for request, issue_ids in by_request.items():
-                found = await issues.messages_of_issues(
-                    connection, self.workspace_id, issue_ids, request
-                )
-                pages.update({(issue_id, request): page for issue_id, page in found.items()})
+        for request, issue_ids in by_request.items():
+            found = await issues.fetch_threads(self.db, self.workspace_id, issue_ids, request)
+            pages.update({(issue_id, request): page for issue_id, page in found.items()})
         return [pages[key] for key in keys]
 
     def _paged(

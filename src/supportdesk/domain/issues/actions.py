@@ -1,10 +1,13 @@
-"""The writers of issues: create, update, reply. Each is one transaction."""
+"""The writers of issues: create, update, reply. Each is one transaction.
+
+The statements of createIssue and replyToIssue are built once, with bound parameters
+(building and cache-keying them per call costs more than sending them)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
@@ -68,15 +71,35 @@ def _body(check: Validator, value: str | None) -> str:
     return value
 
 
+_NEXT_TICKET = (
+    update(workspaces)
+    .where(workspaces.c.id == bindparam("the_workspace"))
+    .values(last_ticket_number=workspaces.c.last_ticket_number + 1)
+    .returning(workspaces.c.last_ticket_number)
+)
+_INSERT_ISSUE = insert(issues)
+_INSERT_MESSAGE = insert(messages)
+_ISSUE = select(*ISSUE_COLUMNS).where(
+    issues.c.workspace_id == bindparam("workspace_id"), issues.c.id == bindparam("id")
+)
+_LOCKED_ISSUE = _ISSUE.with_for_update()
+# An UPDATE's bound parameters may not take its columns' names.
+_SAVE_REPLY = (
+    update(issues)
+    .where(issues.c.workspace_id == bindparam("in_workspace"), issues.c.id == bindparam("the_id"))
+    .values(
+        updated_at=bindparam("new_updated_at", type_=issues.c.updated_at.type),
+        message_count=issues.c.message_count + 1,
+        status=bindparam("new_status", type_=issues.c.status.type),
+    )
+    .returning(*ISSUE_COLUMNS)
+)
+
+
 async def _next_ticket_number(connection: AsyncConnection, workspace_id: str) -> int:
     """Moves the workspace's counter inside the caller's transaction: a rollback gives the
     number back, and the row lock makes concurrent creators take turns."""
-    result = await connection.execute(
-        update(workspaces)
-        .where(workspaces.c.id == workspace_id)
-        .values(last_ticket_number=workspaces.c.last_ticket_number + 1)
-        .returning(workspaces.c.last_ticket_number)
-    )
+    result = await connection.execute(_NEXT_TICKET, {"the_workspace": workspace_id})
     return int(result.scalar_one())
 
 
@@ -116,30 +139,32 @@ async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
         requester_id = await upsert_requester(connection, workspace_id, email, name)
         number = await _next_ticket_number(connection, workspace_id)
         await connection.execute(
-            insert(issues).values(
-                workspace_id=workspace_id,
-                id=issue_id,
-                ticket_number=number,
-                subject=subject,
-                status=INITIAL_STATUS,
-                priority=priority,
-                requester_id=requester_id,
-                message_count=1,
-                created_at=moment,
-                updated_at=moment,
-            )
+            _INSERT_ISSUE,
+            {
+                "workspace_id": workspace_id,
+                "id": issue_id,
+                "ticket_number": number,
+                "subject": subject,
+                "status": INITIAL_STATUS,
+                "priority": priority,
+                "requester_id": requester_id,
+                "message_count": 1,
+                "created_at": moment,
+                "updated_at": moment,
+            },
         )
         await connection.execute(
-            insert(messages).values(
-                workspace_id=workspace_id,
-                id=new_id("Message", moment),
-                issue_id=issue_id,
-                sender_name=name or email,
-                body=body,
-                author_type="contact",
-                author_id=requester_id,
-                created_at=moment,
-            )
+            _INSERT_MESSAGE,
+            {
+                "workspace_id": workspace_id,
+                "id": new_id("Message", moment),
+                "issue_id": issue_id,
+                "sender_name": name or email,
+                "body": body,
+                "author_type": "contact",
+                "author_id": requester_id,
+                "created_at": moment,
+            },
         )
     return Issue(
         issue_id,
@@ -156,29 +181,16 @@ async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
 
 
 async def _existing_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
-    row = (
-        (
-            await connection.execute(
-                select(*ISSUE_COLUMNS).where(
-                    issues.c.workspace_id == workspace_id, issues.c.id == issue_id
-                )
-            )
-        )
-        .mappings()
-        .one()
-    )
-    return issue_of(row)
+    result = await connection.execute(_ISSUE, {"workspace_id": workspace_id, "id": issue_id})
+    return issue_of(result.one())
 
 
 async def _locked_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
     if not is_id_of(issue_id, "Issue"):
         raise not_found("Issue")
-    query = select(*ISSUE_COLUMNS).where(
-        issues.c.workspace_id == workspace_id, issues.c.id == issue_id
-    )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
-    row = (await connection.execute(query)).first()
+    # SQLite has no row locks; its writer already holds the database (BEGIN IMMEDIATE).
+    query = _LOCKED_ISSUE if connection.dialect.name == "postgresql" else _ISSUE
+    row = (await connection.execute(query, {"workspace_id": workspace_id, "id": issue_id})).first()
     if row is None:
         raise not_found("Issue")
     return issue_of(row)
@@ -260,12 +272,15 @@ async def reply_to_issue(
             actor.id or "",
             moment,
         )
-        await connection.execute(insert(messages).values(**asdict(message)))
-        changed = await _save(
-            connection,
-            issue,
-            updated_at=moment,
-            message_count=issues.c.message_count + 1,
-            status=clean_status or issue.status,
+        await connection.execute(_INSERT_MESSAGE, asdict(message))
+        result = await connection.execute(
+            _SAVE_REPLY,
+            {
+                "in_workspace": workspace_id,
+                "the_id": issue.id,
+                "new_updated_at": moment,
+                "new_status": clean_status or issue.status,
+            },
         )
+        changed = issue_of(result.one())
     return changed, message

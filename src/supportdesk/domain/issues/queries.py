@@ -1,19 +1,22 @@
 """Reading issues and their threads. Every read is one statement, whatever the page size.
 
 The statements of the hot reads are built once, with bound parameters: building a Select
-and computing its cache key on every call costs more than running it.
+and computing its cache key on every call costs more than running it. `get_*` read on the
+caller's connection; `fetch_*` are the point reads of a request (the per-request loaders),
+each on a connection of its own and, when bounded, straight on the driver (`Database.rows`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
 from sqlalchemy import Join, RowMapping, Select, and_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db import Database
 from supportdesk.db.tables import contacts, issues, messages
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.issues.models import (
@@ -52,6 +55,23 @@ async def get_issues(
             _ISSUES_BY_IDS, {"workspace_id": workspace_id, "ids": list(ids)}
         )
     return {row[0]: issue_of(row) for row in result}
+
+
+async def fetch_issues(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Issue]:
+    """Issues by id: one id straight on the driver, several (an IN-list) on SQLAlchemy."""
+    if len(ids) == 1:
+        rows = await db.rows(_ISSUE_BY_ID, {"workspace_id": workspace_id, "id": ids[0]})
+        return {row[0]: issue_of(row) for row in rows}
+    async with db.read() as connection:
+        return await get_issues(connection, workspace_id, ids)
+
+
+async def fetch_issue_by_number(
+    db: Database, workspace_id: str, ticket_number: int
+) -> Issue | None:
+    parameters = {"workspace_id": workspace_id, "ticket_number": ticket_number}
+    rows = await db.rows(_ISSUE_BY_NUMBER, parameters)
+    return issue_of(rows[0]) if rows else None
 
 
 async def get_issue_by_number(
@@ -139,23 +159,47 @@ def _thread_query(several: bool, after: bool) -> Select[Any]:
     )
 
 
+def _thread_parameters(
+    workspace_id: str, issue_ids: Sequence[str], page: PageRequest
+) -> dict[str, Any]:
+    parameters: dict[str, Any] = {"workspace_id": workspace_id, "limit": page.first + 1}
+    if page.after:
+        parameters["after"] = page.after
+    if len(issue_ids) > 1:
+        parameters["issue_ids"] = list(issue_ids)
+    else:
+        parameters["issue_id"] = issue_ids[0]
+    return parameters
+
+
+def _pages(
+    rows: Iterable[Sequence[Any]], issue_ids: Sequence[str], page: PageRequest
+) -> dict[str, Page[Message]]:
+    grouped: dict[str, list[Message]] = defaultdict(list)
+    for row in rows:
+        grouped[row[2]].append(message_of(row))  # row[2]: issue_id
+    return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
+
+
 async def messages_of_issues(
     connection: AsyncConnection, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Message]]:
     """The same page of each issue's thread, oldest first, in one statement."""
-    several = len(issue_ids) > 1
-    parameters: dict[str, Any] = {"workspace_id": workspace_id, "limit": page.first + 1}
-    if page.after:
-        parameters["after"] = page.after
-    if several:
-        parameters["issue_ids"] = list(issue_ids)
-    else:
-        parameters["issue_id"] = issue_ids[0]
-    result = await connection.execute(_thread_query(several, bool(page.after)), parameters)
-    grouped: dict[str, list[Message]] = defaultdict(list)
-    for row in result:
-        grouped[row[2]].append(message_of(row))  # row[2]: issue_id
-    return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
+    query = _thread_query(len(issue_ids) > 1, bool(page.after))
+    result = await connection.execute(query, _thread_parameters(workspace_id, issue_ids, page))
+    return _pages(result, issue_ids, page)
+
+
+async def fetch_threads(
+    db: Database, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
+) -> dict[str, Page[Message]]:
+    """`messages_of_issues` on a connection of its own; one thread straight on the driver."""
+    if len(issue_ids) > 1:
+        async with db.read() as connection:
+            return await messages_of_issues(connection, workspace_id, issue_ids, page)
+    query = _thread_query(False, bool(page.after))
+    rows = await db.rows(query, _thread_parameters(workspace_id, issue_ids, page))
+    return _pages(rows, issue_ids, page)
 
 
 async def get_messages(

@@ -1,0 +1,183 @@
+"""Direct reads: prebuilt read statements run on the database driver itself.
+
+For a bounded index lookup (an API key, an issue, one page of a thread), SQLAlchemy's
+execution layer costs more CPU than the statement: a pooled-connection checkout, a greenlet
+switch, an execution context and result metadata, every time. The hot reads are written
+once as Core statements with bound parameters (so their SQL still comes from the table
+definitions), compiled once per dialect, and run here:
+
+- PostgreSQL: on an asyncpg pool of their own (autocommit, no reset query on release: these
+  connections only ever run single SELECTs);
+- SQLite: inline on the calling thread with the standard library driver; a lookup takes
+  microseconds, less than the hop to aiosqlite's thread and back.
+
+Values go through the same SQLAlchemy type processors as on the usual path, so a row read
+here equals the row read there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+from sqlalchemy import Select
+from sqlalchemy.engine import Dialect, make_url
+
+Processor = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A statement's SQL for one dialect, its parameters in order and its type processors."""
+
+    sql: str
+    names: tuple[str, ...]
+    binds: tuple[Processor | None, ...]
+    results: tuple[tuple[int, Processor], ...]
+    # Values the statement carries itself (e.g. SQLite's `OFFSET 0` after a LIMIT).
+    fixed: dict[str, Any]
+
+    @classmethod
+    def of(cls, statement: Select[Any], dialect: Dialect) -> Compiled:
+        compiled: Any = statement.compile(dialect=dialect)
+        if compiled.post_compile_params or compiled.literal_execute_params:
+            raise ValueError("direct reads take no expanding (IN-list) parameters")
+        names = tuple(compiled.positiontup or ())
+        processors = compiled._bind_processors
+        results = []
+        for index, column in enumerate(compiled._result_columns):
+            processor = column.type._cached_result_processor(dialect, None)
+            if processor is not None:
+                results.append((index, processor))
+        fixed = {
+            name: bind.effective_value
+            for name, bind in compiled.binds.items()
+            if name in names and not bind.required
+        }
+        return cls(
+            str(compiled),
+            names,
+            tuple(processors.get(name) for name in names),
+            tuple(results),
+            fixed,
+        )
+
+    def arguments(self, parameters: Mapping[str, Any]) -> list[Any]:
+        given = {**self.fixed, **parameters} if self.fixed else parameters
+        values = [given[name] for name in self.names]
+        return [
+            process(value) if process else value
+            for value, process in zip(values, self.binds, strict=True)
+        ]
+
+    def rows(self, raw: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+        if not self.results:
+            return [tuple(row) for row in raw]
+        found = []
+        for row in raw:
+            values = list(row)
+            for index, process in self.results:
+                values[index] = process(values[index])
+            found.append(tuple(values))
+        return found
+
+
+async def _keep_session(_connection: asyncpg.Connection) -> None:
+    """Nothing to reset on release: these connections run single SELECTs in autocommit."""
+
+
+class PostgresReader:
+    def __init__(self, url: str, size: int) -> None:
+        self.dsn = make_url(url).set(drivername="postgresql").render_as_string(False)
+        self.size = size
+        self._pool: asyncpg.Pool | None = None
+        self._opening: asyncio.Lock | None = None
+
+    async def _ready_pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            self._opening = self._opening or asyncio.Lock()
+            async with self._opening:
+                if self._pool is None:
+                    self._pool = await asyncpg.create_pool(
+                        self.dsn, min_size=0, max_size=self.size, reset=_keep_session
+                    )
+        return self._pool
+
+    async def fetch(self, compiled: Compiled, arguments: list[Any]) -> Sequence[Sequence[Any]]:
+        pool = await self._ready_pool()
+        async with pool.acquire() as connection:
+            rows: Sequence[Sequence[Any]] = await connection.fetch(compiled.sql, *arguments)
+            return rows
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+
+class SqliteReader:
+    """One connection per thread (a database is used from one event loop's thread)."""
+
+    def __init__(self, url: str, pragmas: Sequence[str]) -> None:
+        self.path = make_url(url).database or ":memory:"
+        self.pragmas = pragmas
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            for pragma in self.pragmas:
+                connection.execute(pragma)
+            self._local.connection = connection
+            with self._guard:
+                self._all.append(connection)
+        return connection
+
+    async def fetch(self, compiled: Compiled, arguments: list[Any]) -> Sequence[Sequence[Any]]:
+        return self._connection().execute(compiled.sql, arguments).fetchall()
+
+    async def close(self) -> None:
+        with self._guard:
+            for connection in self._all:
+                connection.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+class DirectReads:
+    """Runs prebuilt read statements directly on the driver; tells observers each SQL."""
+
+    def __init__(self, reader: PostgresReader | SqliteReader, dialect: Dialect) -> None:
+        self.reader = reader
+        self.dialect = dialect
+        self.observers: list[Callable[[str], None]] = []
+        self._compiled: dict[int, tuple[Select[Any], Compiled]] = {}
+
+    def compiled(self, statement: Select[Any]) -> Compiled:
+        # Keyed by identity: these statements are module-level constants. The statement is
+        # kept beside its compilation so that its id cannot be reused by another object.
+        found = self._compiled.get(id(statement))
+        if found is None:
+            found = (statement, Compiled.of(statement, self.dialect))
+            self._compiled[id(statement)] = found
+        return found[1]
+
+    async def rows(
+        self, statement: Select[Any], parameters: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        compiled = self.compiled(statement)
+        for observe in self.observers:
+            observe(compiled.sql)
+        raw = await self.reader.fetch(compiled, compiled.arguments(parameters))
+        return compiled.rows(raw)
+
+    async def close(self) -> None:
+        await self.reader.close()
