@@ -33,6 +33,15 @@ from bench.servers import BENCH, Server, floor, ours, postgraphile
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/supportdesk_bench"
 RESULTS = BENCH / "results"
 DATA = BENCH / ".data"
+QUICK_SCENARIOS = (
+    "issue",
+    "createIssue",
+    "apiInfo",
+    "messages-1",
+    "messages-100",
+    "workspace-1k",
+    "workspace-10k",
+)
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,16 @@ class Options:
 
     @classmethod
     def quick_run(cls, **overrides: Any) -> Options:
-        values: dict[str, Any] = {"quick": True, "seconds": 1, "warmup": 0, "plan": QUICK}
+        """Under two minutes: the headline operations, the ends of each growth curve
+        (ours only), one-second runs, no 100k-issue workspace."""
+        values: dict[str, Any] = {
+            "quick": True,
+            "seconds": 1,
+            "warmup": 0,
+            "plan": QUICK,
+            "message_sizes": (1, 100),
+            "only": QUICK_SCENARIOS,
+        }
         return cls(**{**values, **overrides})
 
     def database_url(self, backend: str) -> str:
@@ -123,7 +141,7 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
 def scenarios_for(load: Workload, options: Options) -> list[Scenario]:
     found = (
         operations(load, options.postgraphile)
-        + message_growth(load, options.message_sizes)
+        + message_growth(load, options.message_sizes, with_floor=not options.quick)
         + workspace_growth(
             load, [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
         )

@@ -246,18 +246,16 @@ def operations(load: Workload, postgraphile: bool) -> list[Scenario]:
     return found
 
 
-def message_growth(load: Workload, sizes: Sequence[int]) -> list[Scenario]:
+def message_growth(load: Workload, sizes: Sequence[int], with_floor: bool = True) -> list[Scenario]:
     main = load.main_workspace
-    return [
-        Scenario(
-            f"messages-{size}",
-            f"issue + messages(first: {size})",
-            "messages",
-            _issue_requests(load, main, load.long_thread_ids, size, pg=False),
-            root="issue",
-        )
-        for size in sizes
-    ]
+    found = []
+    for size in sizes:
+        servers = _issue_requests(load, main, load.long_thread_ids, size, pg=False)
+        if not with_floor:
+            del servers["floor"]
+        label = f"issue + messages(first: {size})"
+        found.append(Scenario(f"messages-{size}", label, "messages", servers, root="issue"))
+    return found
 
 
 def workspace_growth(load: Workload, workspaces: Sequence[tuple[str, str]]) -> list[Scenario]:
