@@ -193,6 +193,8 @@ def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
                         raise RuntimeError(
                             f"the floor's {scenario.key} differs from ours: {_first_difference(answer['data'], ours_answer['data'])}"
                         )
+                if scenario.key == "articleSearch" and not answer["data"]["articles"]["edges"]:
+                    raise RuntimeError("the article search found nothing in the seeded articles")
                 if name == "postgraphile" and scenario.root == "issue":
                     messages = answer["data"]["issue"]["messages"]
                     if messages["totalCount"] < 1 or not messages["edges"]:

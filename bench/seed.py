@@ -32,7 +32,7 @@ from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.ids import CROCKFORD, PREFIXES
 from supportdesk.domain.workspaces import init_workspace
 
-SEED_VERSION = 1
+SEED_VERSION = 2
 SEED_TABLE = "bench_seed"
 CHUNK = 20_000
 LONG_THREAD = 120  # messages of the issues that messages(first: 100) reads
@@ -184,6 +184,7 @@ class Store(Protocol):
     async def set_ticket_counter(self, workspace_id: str, last: int) -> None: ...
     async def analyse(self) -> None: ...
     async def run_all(self, statements: Sequence[tuple[str, Any]]) -> None: ...
+    async def value(self, statement: str) -> Any: ...
     async def wipe(self) -> None: ...
     async def close(self) -> None: ...
 
@@ -250,6 +251,9 @@ class PostgresStore:
     async def analyse(self) -> None:
         await self.connection.execute("VACUUM ANALYZE")
 
+    async def value(self, statement: str) -> Any:
+        return await self.connection.fetchval(statement)
+
     async def run_all(self, statements: Sequence[tuple[str, Any]]) -> None:
         async with self.connection.transaction():
             for statement, argument in statements:
@@ -312,6 +316,9 @@ class SqliteStore:
     async def analyse(self) -> None:
         self.connection.execute("ANALYZE")
         self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    async def value(self, statement: str) -> Any:
+        return self.connection.execute(statement).fetchone()[0]
 
     async def run_all(self, statements: Sequence[tuple[str, Any]]) -> None:
         self.connection.execute("BEGIN IMMEDIATE")
@@ -525,6 +532,9 @@ def _article_value(
         return True, base["_at"] if base["_status"] == "published" else None
     if name.endswith("_at"):
         return True, base["_at"]
+    if name == "search_rowid":
+        return True, None  # numbered when copied
+
     if column.nullable or column.server_default is not None or column.default is not None:
         return False, None
     if isinstance(column.type, Integer):
@@ -597,7 +607,21 @@ async def _fill(
         except ArticlesUnsupported as reason:
             print(f"  articles not seeded: {reason}")
         else:
-            await store.copy("articles", names, article_data)
+            await _copy_articles(store, names, article_data)
+
+
+async def _copy_articles(store: Store, names: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """Articles, and on SQLite their rows of the full-text index (the product's writers keep
+    `articles_fts` in step, numbered by `articles.search_rowid`)."""
+    if "search_rowid" in names:
+        at = names.index("search_rowid")
+        first = int(await store.value("SELECT coalesce(max(search_rowid), 0) FROM articles")) + 1
+        rows = [(*row[:at], first + n, *row[at + 1 :]) for n, row in enumerate(rows)]
+    await store.copy("articles", names, rows)
+    if "articles_fts" in await store.tables() and {"search_rowid", "title", "body"} <= set(names):
+        positions = [names.index(n) for n in ("search_rowid", "title", "body")]
+        index_rows = [tuple(row[p] for p in positions) for row in rows]
+        await store.copy("articles_fts", ("rowid", "title", "body"), index_rows)
 
 
 async def seed(

@@ -71,7 +71,7 @@ def test_seeding_and_one_round_of_every_scenario(
     assert len(load.writable_issue_ids) == 5
     scenarios = scenarios_for(load, options)
     keys = {s.key for s in scenarios}
-    assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo"} <= keys
+    assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo", "articleSearch"} <= keys
     assert {"messages-1", "messages-3", "workspace-10", "workspace-30"} <= keys
 
     # Raises when a server answers with an error, or when the floor's reads differ from ours.
