@@ -5,6 +5,7 @@ size. Each batch takes its own pooled connection, since sibling fields resolve a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from functools import cached_property
 from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -19,24 +20,64 @@ V = TypeVar("V")
 
 
 class Loaders:
+    """Made for every request, so each loader is made on first use only: most requests
+    need one or two of them."""
+
     def __init__(self, db: Database, workspace_id: str) -> None:
         self.db = db
         self.workspace_id = workspace_id
-        self.machine_user = self._by_key(machine_users.get_machine_users)
-        self.keys_of_machine_user = self._by_key(api_keys.keys_of_machine_users, default=list)
-        self.issue = DataLoader(load_fn=self._load_issues)
-        self.contact = self._by_key(contacts.get_contacts)
-        self.messages: DataLoader[tuple[str, PageRequest], Page[issues.Message]] = DataLoader(
-            load_fn=self._load_messages
-        )
-        self.account = self._by_key(accounts.get_accounts)
-        self.article = self._by_key(articles.get_articles)
-        self.contacts_of_account = self._paged(contacts.contacts_of_accounts)
-        self.contact_count_of_account = self._by_key(contacts.count_contacts_of_accounts, int)
-        self.issues_of_contact = self._paged(issues.issues_of_contacts)
-        self.issue_count_of_contact = self._by_key(issues.count_issues_of_contacts, int)
-        self.issues_of_account = self._paged(issues.issues_of_accounts)
-        self.issue_count_of_account = self._by_key(issues.count_issues_of_accounts, int)
+
+    @cached_property
+    def machine_user(self) -> DataLoader[Any, Any]:
+        return self._by_key(machine_users.get_machine_users)
+
+    @cached_property
+    def keys_of_machine_user(self) -> DataLoader[Any, Any]:
+        return self._by_key(api_keys.keys_of_machine_users, default=list)
+
+    @cached_property
+    def issue(self) -> DataLoader[str, issues.Issue | None]:
+        return DataLoader(load_fn=self._load_issues)
+
+    @cached_property
+    def contact(self) -> DataLoader[Any, Any]:
+        return self._by_key(contacts.get_contacts)
+
+    @cached_property
+    def messages(self) -> DataLoader[tuple[str, PageRequest], Page[issues.Message]]:
+        return DataLoader(load_fn=self._load_messages)
+
+    @cached_property
+    def account(self) -> DataLoader[Any, Any]:
+        return self._by_key(accounts.get_accounts)
+
+    @cached_property
+    def article(self) -> DataLoader[Any, Any]:
+        return self._by_key(articles.get_articles)
+
+    @cached_property
+    def contacts_of_account(self) -> DataLoader[tuple[str, PageRequest], Page[Any]]:
+        return self._paged(contacts.contacts_of_accounts)
+
+    @cached_property
+    def contact_count_of_account(self) -> DataLoader[Any, Any]:
+        return self._by_key(contacts.count_contacts_of_accounts, int)
+
+    @cached_property
+    def issues_of_contact(self) -> DataLoader[tuple[str, PageRequest], Page[Any]]:
+        return self._paged(issues.issues_of_contacts)
+
+    @cached_property
+    def issue_count_of_contact(self) -> DataLoader[Any, Any]:
+        return self._by_key(issues.count_issues_of_contacts, int)
+
+    @cached_property
+    def issues_of_account(self) -> DataLoader[tuple[str, PageRequest], Page[Any]]:
+        return self._paged(issues.issues_of_accounts)
+
+    @cached_property
+    def issue_count_of_account(self) -> DataLoader[Any, Any]:
+        return self._by_key(issues.count_issues_of_accounts, int)
 
     async def _load_issues(self, keys: list[str]) -> list[issues.Issue | None]:
         found = await issues.fetch_issues(self.db, self.workspace_id, keys)
