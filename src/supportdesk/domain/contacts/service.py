@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -54,30 +55,55 @@ def account_for_domain(workspace_id: str, domain: str):  # type: ignore[no-untyp
     )
 
 
+def _requester_upsert(dialect: Any) -> Any:
+    """The upsert, built once per dialect with bound parameters (building it per call
+    cost a third of createIssue's CPU)."""
+    workspace: Any = bindparam("workspace_id")
+    statement = dialect.insert(contacts).values(
+        workspace_id=workspace,
+        id=bindparam("id"),
+        email=bindparam("email"),
+        email_normalized=bindparam("email_normalized"),
+        name=bindparam("name"),
+        account_id=(
+            select(accounts.c.id)
+            .where(accounts.c.workspace_id == workspace, accounts.c.domain == bindparam("domain"))
+            .scalar_subquery()
+        ),
+        created_at=bindparam("moment"),
+        updated_at=bindparam("moment"),
+    )
+    # On a known e-mail the update changes nothing but a missing name; it makes RETURNING
+    # give the existing row's id in the same statement.
+    return statement.on_conflict_do_update(
+        index_elements=[contacts.c.workspace_id, contacts.c.email_normalized],
+        set_={"name": func.coalesce(contacts.c.name, statement.excluded.name)},
+    ).returning(contacts.c.id)
+
+
+_REQUESTER_UPSERT = {
+    "postgresql": _requester_upsert(postgresql),
+    "sqlite": _requester_upsert(sqlite),
+}
+
+
 async def upsert_requester(
     connection: AsyncConnection, workspace_id: str, email: str, name: str | None
 ) -> str:
     """The id of the workspace's contact with this e-mail (any case), created when new and
     linked to the account of its e-mail's domain. One statement, safe under concurrency."""
     moment = now()
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(contacts).values(
-        workspace_id=workspace_id,
-        id=new_id("Contact", moment),
-        email=email,
-        email_normalized=normalise_email(email),
-        name=name,
-        account_id=account_for_domain(workspace_id, email_domain(email)),
-        created_at=moment,
-        updated_at=moment,
-    )
-    # On a known e-mail the update changes nothing but a missing name; it makes RETURNING
-    # give the existing row's id in the same statement.
-    statement = statement.on_conflict_do_update(
-        index_elements=[contacts.c.workspace_id, contacts.c.email_normalized],
-        set_={"name": func.coalesce(contacts.c.name, statement.excluded.name)},
-    ).returning(contacts.c.id)
-    return str((await connection.execute(statement)).scalar_one())
+    parameters = {
+        "workspace_id": workspace_id,
+        "id": new_id("Contact", moment),
+        "email": email,
+        "email_normalized": normalise_email(email),
+        "name": name,
+        "domain": email_domain(email),
+        "moment": moment,
+    }
+    statement = _REQUESTER_UPSERT[connection.dialect.name]
+    return str((await connection.execute(statement, parameters)).scalar_one())
 
 
 async def get_contacts(
