@@ -18,6 +18,7 @@ from pathlib import Path
 os.environ.setdefault("SUPPORTDESK_TEST_FAST_PASSWORD_HASHES", "1")
 
 import pytest
+import redis
 
 from supportdesk.domain import api_keys, audit, machine_users, org_admins
 from supportdesk.domain.workspaces import InitialisedWorkspace, init_workspace
@@ -29,18 +30,35 @@ from tests.servers import (
     create_postgres_database,
     drop_postgres_database,
 )
+from tests.tenancy import SUBPROCESS_STATEMENTS, is_confined
 
 BACKENDS = ["sqlite", "postgresql"]
 
 
+def _unconfined_statements() -> list[str]:
+    """Statements on tenant tables not confined to a workspace, run since the last call by
+    the in-thread servers or by any subprocess the tests started (CLI, `serve`)."""
+    leaks = [statement for running in RUNNING for statement in running.statements.take_unconfined()]
+    leaks += [s for s in SUBPROCESS_STATEMENTS.unread() if not is_confined(s)]
+    return leaks
+
+
 @pytest.fixture(autouse=True)
 def every_statement_stays_in_its_workspace() -> Iterator[None]:
-    """Fails the test during which a server ran a statement on a tenant table without a
-    workspace_id condition (see tests/tenancy.py for the few reasoned exceptions)."""
-    for running in RUNNING:
-        running.statements.unconfined.clear()
+    """Fails the test during which (or just before which) a server or a CLI command ran a
+    statement on a tenant table without a workspace_id condition (see tests/tenancy.py for
+    the few reasoned exceptions)."""
     yield
-    leaks = [statement for running in RUNNING for statement in running.statements.unconfined]
+    leaks = _unconfined_statements()
+    assert not leaks, "statements not confined to a workspace:\n" + "\n".join(leaks)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_statement_escapes_the_check() -> Iterator[None]:
+    """Subprocesses may still write after the last test (a `serve` finishing its work):
+    their statements are checked when the session ends."""
+    yield
+    leaks = _unconfined_statements()
     assert not leaks, "statements not confined to a workspace:\n" + "\n".join(leaks)
 
 
@@ -60,6 +78,28 @@ def postgresql_url() -> Iterator[str]:
         pytest.skip(f"PostgreSQL not reachable ({error}); set SUPPORTDESK_TEST_POSTGRES_URL")
     yield url
     drop_postgres_database(url)
+
+
+REDIS_URL = os.environ.get("SUPPORTDESK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+# A prefix per test run, so runs sharing a Redis never share a bucket.
+REDIS_PREFIX = f"supportdesk-test-{secrets.token_hex(6)}"
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """Redis for state shared by processes; keys under REDIS_PREFIX are removed after."""
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        client.close()
+        if IN_CI:
+            pytest.fail(f"Redis is required in CI and was not reachable: {error}")
+        pytest.skip(f"Redis not reachable at {REDIS_URL} ({error})")
+    yield REDIS_URL
+    for key in client.scan_iter(f"{REDIS_PREFIX}*"):
+        client.delete(key)
+    client.close()
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

@@ -74,6 +74,10 @@ class StatementCounter:
         if not is_confined(statement):
             self.unconfined.append(statement)
 
+    def take_unconfined(self) -> list[str]:
+        taken, self.unconfined = self.unconfined, []
+        return taken
+
     def reset(self) -> None:
         self.count = 0
         self.statements.clear()

@@ -7,7 +7,12 @@ across workspaces by design are listed with their reason.
 
 from __future__ import annotations
 
+import atexit
+import json
+import os
 import re
+import tempfile
+from pathlib import Path
 
 from supportdesk.db.tables import metadata
 
@@ -48,3 +53,40 @@ def is_confined(statement: str) -> bool:
         return "workspace_id" in text.split("VALUES", 1)[0] or "workspace_id" in text
     _, _, condition = text.partition(" WHERE ")
     return "workspace_id" in condition
+
+
+TRACING = Path(__file__).resolve().parent / "tracing"
+
+
+class StatementLog:
+    """The statements of every subprocess the tests start with `traced()` environments
+    (tests/tracing/sitecustomize.py appends them to one file). `unread()` hands out each
+    statement once."""
+
+    def __init__(self) -> None:
+        descriptor, name = tempfile.mkstemp(prefix="supportdesk-statements-", suffix=".jsonl")
+        os.close(descriptor)
+        self.path = Path(name)
+        self._read_up_to = 0
+        atexit.register(self.path.unlink, missing_ok=True)
+
+    def traced(self, env: dict[str, str]) -> dict[str, str]:
+        """`env` for a subprocess whose statements this log collects."""
+        paths = [str(TRACING), *filter(None, [env.get("PYTHONPATH")])]
+        return {
+            **env,
+            "PYTHONPATH": os.pathsep.join(paths),
+            "SUPPORTDESK_TEST_STATEMENT_LOG": str(self.path),
+        }
+
+    def unread(self) -> list[str]:
+        """Statements written since the last call (whole lines only)."""
+        with self.path.open("rb") as log:
+            log.seek(self._read_up_to)
+            text = log.read()
+        whole = text[: text.rfind(b"\n") + 1]
+        self._read_up_to += len(whole)
+        return [json.loads(line) for line in whole.splitlines()]
+
+
+SUBPROCESS_STATEMENTS = StatementLog()

@@ -62,4 +62,5 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.settings = settings
     app.state.db = database
     app.state.schema = schema
+    app.state.limiter = limiter
     return app

@@ -155,18 +155,21 @@ def init(
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--workers", default=None, type=int, help="Processes (default: number of cores).")
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Worker processes (default: the number of cores).",
+)
 @database_option
 def serve(host: str, port: int, workers: int | None, database_url: str | None) -> None:
-    """Serve the API (and the settings page)."""
-    import uvicorn
-
-    from supportdesk.logs import logging_config
+    """Serve the API (and the settings page) until SIGTERM; requests in flight finish."""
+    from supportdesk import server
 
     if database_url:
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
     settings = Settings()
-    count = workers or os.cpu_count() or 1
+    count = workers or server.default_workers()
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
     click.echo(f"Settings → API for org admins: {settings_url(base_url)}")
@@ -176,17 +179,10 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
             " SUPPORTDESK_REDIS_URL to share them.",
             err=True,
         )
-    uvicorn.run(
-        "supportdesk.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=count,
-        loop="uvloop",
-        http="httptools",
-        access_log=False,  # ours is supportdesk.access, one JSON line per request
-        log_config=logging_config(json_lines=settings.log_json),
-    )
+    warning = server.connection_budget_warning(settings, count)
+    if warning:
+        click.echo(warning, err=True)
+    server.serve(settings, host, port, count)
 
 
 @main.group()

@@ -12,31 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
-from tests.conftest import BACKENDS, WorkspaceFixture, make_workspace
-from tests.servers import IN_CI, RunningServer, create_postgres_database, drop_postgres_database
+from tests.conftest import BACKENDS, REDIS_PREFIX, WorkspaceFixture, make_workspace
+from tests.servers import RunningServer, create_postgres_database, drop_postgres_database
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 LIMITERS = ["in-process", "redis"]
-# A prefix per test run, so runs sharing a Redis never share a bucket.
-REDIS_PREFIX = f"supportdesk-test-{secrets.token_hex(6)}"
-
-
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.RedisError as error:
-        client.close()
-        if IN_CI:
-            pytest.fail(f"Redis is required in CI and was not reachable: {error}")
-        pytest.skip(f"Redis not reachable at {REDIS_URL} ({error})")
-    yield REDIS_URL
-    for key in client.scan_iter(f"{REDIS_PREFIX}*"):
-        client.delete(key)
-    client.close()
 
 
 def _limiter_settings(request: pytest.FixtureRequest, limiter: str) -> dict[str, Any]:

@@ -1,9 +1,28 @@
-"""Liveness and readiness."""
+"""Liveness and readiness.
+
+`/healthz` says the process answers. `/readyz` says it can serve: the database answers and,
+when the deployment shares state in Redis, Redis answers too; otherwise 503 naming the check
+that failed, so a load balancer sends traffic elsewhere.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+
+# A check that has not answered by then counts as failed: a load balancer's probe must not
+# hang on a database that drops packets.
+CHECK_TIMEOUT_SECONDS = 2.0
+
+
+async def _passes(check: Awaitable[bool]) -> bool:
+    try:
+        return await asyncio.wait_for(check, CHECK_TIMEOUT_SECONDS)
+    except TimeoutError:
+        return False
 
 
 async def healthz(request: Request) -> JSONResponse:
@@ -11,9 +30,15 @@ async def healthz(request: Request) -> JSONResponse:
 
 
 async def readyz(request: Request) -> JSONResponse:
-    database_ok = await request.app.state.db.ping()
-    checks = {"database": "ok" if database_ok else "unavailable"}
+    state = request.app.state
+    checks = {"database": await _passes(state.db.ping())}
+    if state.settings.redis_url:
+        checks["redis"] = await _passes(state.limiter.ping())
+    ready = all(checks.values())
     return JSONResponse(
-        {"status": "ok" if database_ok else "unavailable", "checks": checks},
-        status_code=200 if database_ok else 503,
+        {
+            "status": "ok" if ready else "unavailable",
+            "checks": {name: "ok" if ok else "unavailable" for name, ok in checks.items()},
+        },
+        status_code=200 if ready else 503,
     )

@@ -56,6 +56,10 @@ class RateLimiter(Protocol):
         """Take one token from `bucket` (created full with `limit` tokens)."""
         ...
 
+    async def ping(self) -> bool:
+        """Whether the shared store answers (always true in this process's memory)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -83,6 +87,9 @@ class InProcessRateLimiter:
     def _forget_refilled(self, now: float) -> None:
         """Buckets whose minute has run would start full anyway: drop them."""
         self._buckets = {k: v for k, v in self._buckets.items() if v[1] > now}
+
+    async def ping(self) -> bool:
+        return True
 
     async def close(self) -> None:
         self._buckets.clear()
@@ -148,6 +155,12 @@ class RedisRateLimiter:
                 "Redis is unreachable; rate limits are per process until it is back",
                 extra={"fields": {"error": repr(error)}},
             )
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except (RedisError, OSError):
+            return False
 
     async def close(self) -> None:
         await self.redis.aclose()

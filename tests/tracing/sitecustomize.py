@@ -1,0 +1,24 @@
+"""Loaded at start-up by every Python process the tests launch with this folder on PYTHONPATH
+(`supportdesk serve`, its workers, the CLI): when SUPPORTDESK_TEST_STATEMENT_LOG names a
+file, each SQL statement any engine of the process runs is appended to it, one JSON string
+a line, for the tenancy check (tests/tenancy.py). Parameters are never written."""
+
+from __future__ import annotations
+
+import json
+import os
+
+_PATH = os.environ.get("SUPPORTDESK_TEST_STATEMENT_LOG")
+
+if _PATH:
+    from typing import Any
+
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    # O_APPEND: each line lands whole at the end, whichever process writes it.
+    _FD = os.open(_PATH, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    @event.listens_for(Engine, "before_cursor_execute")
+    def _log_statement(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        os.write(_FD, (json.dumps(statement) + "\n").encode())
