@@ -50,12 +50,23 @@ def run_cli(env: dict[str, str], *arguments: str) -> str:
     return done.stdout
 
 
-class ServeProcess:
-    """`supportdesk serve --workers N` on a free port; its stderr goes to a file."""
+def _command_line(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return b""
 
-    def __init__(self, env: dict[str, str], workers: int = 1) -> None:
+
+class ServeProcess:
+    """`supportdesk serve --port P --workers N [arguments]` on a free port P; its stderr goes
+    to a file."""
+
+    def __init__(
+        self, env: dict[str, str], workers: int = 1, arguments: tuple[str, ...] = ()
+    ) -> None:
         self.env = env
         self.workers = workers
+        self.arguments = arguments
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         descriptor, name = tempfile.mkstemp(prefix="supportdesk-serve-", suffix=".log")
@@ -65,7 +76,7 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         command = [str(SUPPORTDESK), "serve", "--port", str(self.port)]
-        command += ["--workers", str(self.workers)]
+        command += ["--workers", str(self.workers), *self.arguments]
         with self.stderr_path.open("ab") as stderr:
             self.process = subprocess.Popen(
                 command,
@@ -99,12 +110,14 @@ class ServeProcess:
             time.sleep(0.05)
 
     def worker_pids(self) -> list[int]:
-        """The worker processes of a supervisor (`--workers` > 1)."""
+        """The worker processes of a supervisor (`--workers` > 1); not multiprocessing's
+        resource tracker, its other child."""
         children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
         try:
-            return [int(pid) for pid in children.read_text().split()]
+            pids = [int(pid) for pid in children.read_text().split()]
         except FileNotFoundError:
             return []
+        return [pid for pid in pids if b"spawn_main" in _command_line(pid)]
 
     def kill(self) -> None:
         """SIGKILL, as a crash: no clean-up of any kind."""

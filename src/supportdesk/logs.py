@@ -21,6 +21,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
+            "pid": record.process,  # which worker of `serve --workers N`
         }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):

@@ -1,17 +1,34 @@
 """Running the service: `supportdesk serve` (docs/deploy.md).
 
-One process, or N worker processes sharing one port under a supervisor that restarts a
-worker that dies. Each worker is stateless: the database holds the data and, with several
-processes, Redis holds the rate limits. SIGTERM (or Ctrl-C) stops taking connections, lets
-the requests in flight finish (each is bounded by the request time-out), then closes.
+One process, or N worker processes sharing one port (a socket each, SO_REUSEPORT) under a
+supervisor that starts another worker when one dies. Each worker is stateless: the database
+holds the data and, with several processes, Redis holds the rate limits. SIGTERM (or Ctrl-C)
+stops taking connections, lets the requests in flight finish (each is bounded by the
+request time-out), then closes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import logging.config
+import multiprocessing
 import os
+import signal
+import socket
+import sys
+import threading
+import time
+from multiprocessing.process import BaseProcess
+from typing import Any
 
 from supportdesk.config import Settings
+
+APP = "supportdesk.app:create_app"
+# uvicorn's exit code for a worker that failed before serving (bad settings, port taken).
+STARTUP_FAILURE = 3
+logger = logging.getLogger("supportdesk.server")
+
 
 # Beyond the request time-out: time to write the answer and close the pools.
 SHUTDOWN_MARGIN_SECONDS = 5.0
@@ -68,21 +85,120 @@ def connection_budget_warning(settings: Settings, workers: int) -> str | None:
     )
 
 
-def serve(settings: Settings, host: str, port: int, workers: int) -> None:
-    """Serve until SIGTERM or SIGINT; in-flight requests finish first."""
-    import uvicorn
-
+def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     from supportdesk.logs import logging_config
 
-    uvicorn.run(
-        "supportdesk.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        loop="uvloop",
-        http="httptools",
-        access_log=False,  # ours is supportdesk.access, one JSON line per request
-        log_config=logging_config(json_lines=settings.log_json),
-        timeout_graceful_shutdown=int(settings.request_timeout_seconds + SHUTDOWN_MARGIN_SECONDS),
-    )
+    return {
+        "factory": True,
+        "loop": "uvloop",
+        "http": "httptools",
+        "access_log": False,  # ours is supportdesk.access, one JSON line per request
+        "log_config": logging_config(json_lines=settings.log_json),
+        # Client addresses: X-Forwarded-For is trusted from FORWARDED_ALLOW_IPS (uvicorn).
+        "proxy_headers": True,
+        "timeout_graceful_shutdown": int(
+            settings.request_timeout_seconds + SHUTDOWN_MARGIN_SECONDS
+        ),
+    }
+
+
+def serve(settings: Settings, host: str, port: int, workers: int) -> None:
+    """Serve until SIGTERM or SIGINT; in-flight requests finish first."""
+    options = _uvicorn_options(settings)
+    if workers == 1:
+        import uvicorn
+
+        uvicorn.run(APP, host=host, port=port, **options)
+        return
+    logging.config.dictConfig(options["log_config"])
+    sys.exit(Supervisor(host, port, workers, options).run())
+
+
+def _address(host: str, port: int) -> tuple[socket.AddressFamily, Any]:
+    family, _, _, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    return family, address
+
+
+def _ensure_port_is_free(host: str, port: int) -> None:
+    """Binding without SO_REUSEPORT fails while anything holds the port, even workers of
+    another `serve` that SO_REUSEPORT would silently let ours join."""
+    family, address = _address(host, port)
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(address)
+
+
+def _exit_with(parent: int) -> None:
+    """A worker whose supervisor died stops (gracefully) instead of serving on, orphaned."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker(host: str, port: int, options: dict[str, Any], parent: int) -> None:
+    """One worker process: uvicorn on a socket of its own, bound to the shared port with
+    SO_REUSEPORT, so the kernel spreads new connections evenly over the workers."""
+    import uvicorn
+
+    family, address = _address(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(address)
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+    server = uvicorn.Server(uvicorn.Config(APP, host=host, port=port, **options))
+    server.run(sockets=[sock])
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)
+
+
+class Supervisor:
+    """Starts the workers, starts another when one dies, and on SIGTERM or SIGINT asks each
+    to finish its requests and waits for them all.
+
+    Why not uvicorn's own `--workers`: its workers share one listening socket, and a burst of
+    new connections often lands on one worker; a socket per worker spread them evenly in
+    every run measured (docs/deploy.md)."""
+
+    CHECK_SECONDS = 0.5
+
+    def __init__(self, host: str, port: int, workers: int, options: dict[str, Any]) -> None:
+        self.host, self.port, self.count, self.options = host, port, workers, options
+        self._stop = threading.Event()
+        self._context = multiprocessing.get_context("spawn")
+
+    def _spawn(self) -> BaseProcess:
+        process = self._context.Process(
+            target=_worker, args=(self.host, self.port, self.options, os.getpid())
+        )
+        process.start()
+        return process
+
+    def run(self) -> int:
+        """Serve until told to stop; the exit code for the command."""
+        _ensure_port_is_free(self.host, self.port)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: self._stop.set())
+        workers = [self._spawn() for _ in range(self.count)]
+        status = 0
+        while not self._stop.wait(self.CHECK_SECONDS):
+            for index, worker in enumerate(workers):
+                if worker.is_alive():
+                    continue
+                if worker.exitcode == STARTUP_FAILURE:
+                    logger.error("A worker could not start; stopping (see the error above).")
+                    status = STARTUP_FAILURE
+                    self._stop.set()
+                    break
+                logger.warning(
+                    "Worker %s died (exit code %s); starting another.", worker.pid, worker.exitcode
+                )
+                workers[index] = self._spawn()
+        for worker in workers:
+            if worker.is_alive() and worker.pid is not None:
+                os.kill(worker.pid, signal.SIGTERM)
+        for worker in workers:
+            worker.join()
+        return status

@@ -162,3 +162,106 @@ def test_last_used_at_is_written_once_a_minute_across_processes(cluster: Cluster
     for client in clients:
         assert client(API_INFO).status == 200
     assert writes() == 1
+
+
+REPLY = """mutation($input: ReplyToIssueInput!) {
+  replyToIssue(input: $input) { message { id } error { code message } }
+}"""
+
+
+class Loader:
+    """Creates issues and replies to them through one process, one request at a time, and
+    keeps what the server said it did."""
+
+    def __init__(self, base_url: str, key: str, name: str) -> None:
+        self.http = httpx.Client(base_url=base_url, timeout=30)
+        self.headers = {"Authorization": f"Bearer {key}"}
+        self.name = name
+        self.issues: list[str] = []
+        self.messages: list[str] = []
+        self.answered_at: list[float] = []
+        self.failure: str | None = None
+
+    def _call(self, query: str, variables: dict) -> dict:  # type: ignore[type-arg]
+        response = self.http.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=self.headers
+        )
+        assert response.status_code == 200, response.text
+        payload: dict = next(iter(response.json()["data"].values()))  # type: ignore[type-arg]
+        assert payload["error"] is None, payload
+        self.answered_at.append(time.monotonic())
+        return payload
+
+    def run(self, requests: int) -> None:
+        try:
+            for i in range(requests):
+                if i % 2 == 0 or not self.issues:
+                    variables = {"input": {"subject": f"{self.name} {i}", "body": "First",
+                                           "requesterEmail": f"{self.name}@load.test"}}  # fmt: skip
+                    self.issues.append(self._call(CREATE_ISSUE, variables)["issue"]["id"])
+                else:
+                    variables = {"input": {"issueId": self.issues[-1], "body": f"Reply {i}"}}
+                    self.messages.append(self._call(REPLY, variables)["message"]["id"])
+        except httpx.TransportError as error:  # the process it talks to died
+            self.failure = repr(error)
+        finally:
+            self.http.close()
+
+
+def test_a_killed_process_loses_no_answered_write_and_leaves_no_half_issue(
+    cluster: Cluster,
+) -> None:
+    """SIGKILL one process under a steady createIssue/replyToIssue load: whatever was
+    answered as done is stored, every issue has its first message and a true count, the
+    ticket numbers stay gap-free, and the other processes keep answering."""
+    requests_each = RATE_LIMIT - 2
+    workspace_id, _ = cluster.workspace()
+    victim = 0
+    loaders = [
+        Loader(cluster.processes[i % PROCESSES].base_url,
+               cluster.create_key(workspace_id, ["issues:write", "thread:reply"]).secret,
+               f"loader{i}")
+        for i in range(2 * PROCESSES)
+    ]  # fmt: skip
+    with ThreadPoolExecutor(len(loaders)) as pool:
+        running = [pool.submit(loader.run, requests_each) for loader in loaders]
+        victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
+        deadline = time.monotonic() + 60
+        while sum(len(v.answered_at) for v in victims) < 10:  # mid-load, requests in flight
+            assert time.monotonic() < deadline, "the load did not start"
+            time.sleep(0.01)
+        cluster.processes[victim].kill()
+        killed_at = time.monotonic()
+        for future in running:
+            future.result()
+
+    survivors = [loader for i, loader in enumerate(loaders) if i % PROCESSES != victim]
+    assert all(v.failure for v in victims), "the killed process kept answering"
+    assert [s.failure for s in survivors] == [None] * len(survivors)
+    assert all(len(s.answered_at) == requests_each for s in survivors)
+    assert all(s.answered_at[-1] > killed_at for s in survivors)
+
+    answered_issues = {i for loader in loaders for i in loader.issues}
+    answered_messages = {m for loader in loaders for m in loader.messages}
+    stored = cluster.sql(
+        "SELECT i.id, i.ticket_number, i.message_count, count(m.id),"
+        " min(m.id), (SELECT author_type FROM messages f WHERE f.workspace_id = i.workspace_id"
+        "   AND f.issue_id = i.id ORDER BY f.created_at, f.id LIMIT 1)"
+        " FROM issues i LEFT JOIN messages m"
+        "   ON m.workspace_id = i.workspace_id AND m.issue_id = i.id"
+        f" WHERE i.workspace_id = '{workspace_id}'"
+        " GROUP BY i.workspace_id, i.id, i.ticket_number, i.message_count"
+    )
+    stored_messages = {
+        row[0]
+        for row in cluster.sql(f"SELECT id FROM messages WHERE workspace_id = '{workspace_id}'")
+    }
+    assert answered_issues <= {row[0] for row in stored}
+    assert answered_messages <= stored_messages
+    assert [row for row in stored if row[3] == 0] == [], "an issue without its first message"
+    assert [row for row in stored if row[2] != row[3]] == [], "message_count is off"
+    assert {row[5] for row in stored} == {"contact"}, "a first message that is not the body"
+    assert sorted(row[1] for row in stored) == list(range(1, len(stored) + 1))
+
+    cluster.processes[victim].stop()
+    cluster.processes[victim] = cluster.start_process().wait_ready()

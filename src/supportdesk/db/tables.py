@@ -102,8 +102,10 @@ api_keys = Table(
     Column("expires_at", UTCDateTime),
     Column("revoked_at", UTCDateTime),
     PrimaryKeyConstraint("workspace_id", "id"),
-    # Authentication finds a key by its hash before it knows the workspace.
-    UniqueConstraint("secret_hash"),
+    # Authentication finds a key by its hash before it knows the workspace. Not a unique
+    # constraint: a distributed PostgreSQL enforces only those that hold workspace_id, and
+    # 190 random bits need no constraint to be unique.
+    Index("ix_api_keys_secret_hash", "secret_hash"),
     ForeignKeyConstraint(
         ["workspace_id", "machine_user_id"], ["machine_users.workspace_id", "machine_users.id"]
     ),
