@@ -1,8 +1,13 @@
 """Checks that every statement touching a tenant table is confined to one workspace.
 
-A statement is confined when the tenant table is read or changed under a condition on
-`workspace_id` (or, for INSERT, writes the column). The few statements that must look
-across workspaces by design are listed with their reason.
+A statement is confined when each tenant table in it (each alias, each join) is read or
+changed under a condition on `workspace_id` (`workspaces` on its `id`), compared with a value
+or with the same column of a table so confined, or, for INSERT, writes the column: what a
+distributed PostgreSQL needs to send it to one shard (docs/deploy.md). The few statements
+that must look across workspaces by design are listed with their reason.
+
+Statements are captured from the in-thread test servers (tests/servers.py) and from every
+subprocess the tests start with a traced environment (`serve`, the CLI).
 """
 
 from __future__ import annotations
@@ -12,47 +17,124 @@ import json
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import inspect
 
 from supportdesk.db.tables import metadata
 
 TENANT_TABLES = frozenset(
     name for name, table in metadata.tables.items() if "workspace_id" in table.columns
 )
+# The column each table would be distributed by (docs/deploy.md): a workspace is its own
+# tenant, found by its id.
+DISTRIBUTION_COLUMN = dict.fromkeys(TENANT_TABLES, "workspace_id") | {"workspaces": "id"}
 
-# Statements allowed to look across workspaces, each with why.
+# The statements allowed to look across workspaces, each for one table and why: the
+# condition that stands in for the workspace's.
 CROSS_WORKSPACE = {
     # Authentication: a key is found by its hash before anyone knows its workspace.
-    "api_keys.secret_hash =": "bearer key lookup",
+    ("api_keys", "WHERE api_keys.secret_hash ="): "bearer key lookup",
     # The operator's CLI revokes a key by id alone (CONTRACT section 10: `keys revoke KEY_ID`).
-    "SELECT api_keys.workspace_id": "CLI revoke finds the key's workspace",
+    (
+        "api_keys",
+        "SELECT api_keys.workspace_id FROM api_keys WHERE api_keys.id =",
+    ): "CLI revoke finds the key's workspace",
     # Org admins log in with an e-mail that may belong to several workspaces.
-    "org_admins.email_normalized =": "settings page login",
+    ("org_admins", "WHERE org_admins.email_normalized ="): "settings page login",
     # SQLite's FTS5 index is one table for all workspaces: its integer row ids (assigned by
     # the article writers, under SQLite's single write lock) must be unique across them.
-    "max(articles.search_rowid)": "numbering rows of the SQLite full-text index",
+    ("articles", "SELECT coalesce(max(articles.search_rowid)"): "numbering SQLite's full-text rows",
+    # Migrations on SQLite rebuild a changed table by copying every row (Alembic's batch mode).
+    ("*", "INSERT INTO _alembic_tmp_"): "SQLite migrations copy whole tables",
 }
 
-_TABLE_USE = re.compile(r"\b(?:FROM|JOIN|UPDATE|INTO)\s+\"?(\w+)\"?", re.IGNORECASE)
+_TABLE_USE = re.compile(
+    r"\b(FROM|JOIN|UPDATE|INTO)\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?\"?(?!(?:ON|WHERE|SET|JOIN|VALUES"
+    r"|LEFT|INNER|OUTER|CROSS|GROUP|ORDER|LIMIT|RETURNING|DEFAULT)\b)(\w+)\"?)?",
+    re.IGNORECASE,
+)
 
 
 def tenant_tables_in(statement: str) -> set[str]:
-    return {name for name in _TABLE_USE.findall(statement) if name in TENANT_TABLES}
+    return {table for _, table, _ in _TABLE_USE.findall(statement) if table in DISTRIBUTION_COLUMN}
+
+
+def _inserted_columns(text: str, table: str) -> str:
+    found = re.search(rf"INTO \"?{table}\"? ?\(([^)]*)\)", text, re.IGNORECASE)
+    return found.group(1) if found else ""
+
+
+def _excused(table: str, text: str) -> bool:
+    return any(t in (table, "*") and marker in text for t, marker in CROSS_WORKSPACE)
+
+
+def unconfined_tables(statement: str) -> set[str]:
+    """The tables a statement reads or changes without naming one workspace: for each use
+    of a tenant table (under its alias, if any), its distribution column must be compared
+    with a value or with another table's (a join within the workspace); an INSERT must
+    write it."""
+    text = " ".join(statement.split())
+    loose = set()
+    for keyword, table, alias in _TABLE_USE.findall(text):
+        column = DISTRIBUTION_COLUMN.get(table)
+        if column is None or _excused(table, text):
+            continue
+        if keyword.upper() == "INTO":
+            if not re.search(rf"\b{column}\b", _inserted_columns(text, table)):
+                loose.add(table)
+            continue
+        name = re.escape(alias or table)
+        compared = rf"(?<![\w.]){name}\.{column}\s*(=|IN\b)|=\s*{name}\.{column}\b"
+        if not re.search(compared, text, re.IGNORECASE):
+            loose.add(table)
+    return loose
 
 
 def is_confined(statement: str) -> bool:
-    """Whether a statement on tenant tables filters (or writes) workspace_id."""
-    tables = tenant_tables_in(statement)
-    if not tables:
-        return True
-    if any(marker in statement for marker in CROSS_WORKSPACE):
-        return True
-    text = " ".join(statement.split())
-    head = text.split(" ", 1)[0].upper()
-    if head == "INSERT":
-        return "workspace_id" in text.split("VALUES", 1)[0] or "workspace_id" in text
-    _, _, condition = text.partition(" WHERE ")
-    return "workspace_id" in condition
+    """Whether every tenant table in a statement is confined to a workspace."""
+    return not unconfined_tables(statement)
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    columns: tuple[str, ...]
+    table: str
+    referred: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """What a distributed database needs to know of a table's keys."""
+
+    primary: tuple[str, ...]
+    unique: tuple[tuple[str, ...], ...]  # unique constraints and unique indexes
+    foreign: tuple[ForeignKey, ...]
+
+
+def table_shapes(sync_connection: Any) -> dict[str, TableShape]:
+    """Every table of the connected database (for `AsyncConnection.run_sync`)."""
+    schema = inspect(sync_connection)
+    return {
+        name: TableShape(
+            primary=tuple(schema.get_pk_constraint(name)["constrained_columns"]),
+            unique=tuple(
+                [tuple(u["column_names"]) for u in schema.get_unique_constraints(name)]
+                + [tuple(i["column_names"]) for i in schema.get_indexes(name) if i["unique"]]  # type: ignore[arg-type]
+            ),
+            foreign=tuple(
+                ForeignKey(
+                    tuple(f["constrained_columns"]),
+                    f["referred_table"],
+                    tuple(f["referred_columns"]),
+                )
+                for f in schema.get_foreign_keys(name)
+            ),
+        )
+        for name in schema.get_table_names()
+    }
 
 
 TRACING = Path(__file__).resolve().parent / "tracing"

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-SUPPORTDESK = Path(sys.executable).parent / "supportdesk"
+from tests.processes import SUPPORTDESK, command_env
 
 
 def run_init(tmp_path: Path, *args: str) -> str:
-    env = {**os.environ, "SUPPORTDESK_DATABASE_URL": f"sqlite:///{tmp_path / 'sd.db'}"}
+    env = command_env(database_url=f"sqlite:///{tmp_path / 'sd.db'}")
     done = subprocess.run(
         [str(SUPPORTDESK), "init", "--workspace", "Demo", "--admin-email", "a@example.com", *args],
         capture_output=True,

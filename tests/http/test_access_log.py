@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import WorkspaceFixture
+from tests.processes import command_env, free_port
 
 BIN = Path(sys.executable).parent
 
@@ -83,16 +82,8 @@ def test_refused_requests_are_logged_too(
     assert refused["key_prefix"] == workspace.key[:12]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def test_supportdesk_serve_writes_json_access_lines_to_stderr(tmp_path: Path) -> None:
-    env = {**os.environ, "SUPPORTDESK_DATABASE_URL": f"sqlite:///{tmp_path}/served.db"}
-    env.pop("SUPPORTDESK_REDIS_URL", None)
+    env = command_env(database_url=f"sqlite:///{tmp_path}/served.db")
     made = subprocess.run(
         [BIN / "supportdesk", "init", "--workspace", "Served", "--admin-email",
          "ops@example.com", "--admin-password", "a long password", "--json"],
