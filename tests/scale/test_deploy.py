@@ -10,7 +10,10 @@ import os
 import re
 import secrets
 import shlex
+import shutil
 import signal
+import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,10 +23,13 @@ import asyncpg
 import httpx
 import pytest
 
+from supportdesk.config import normalise_database_url
+from supportdesk.db import Database
 from tests.client import GraphQLClient
 from tests.conftest import REDIS_PREFIX
 from tests.processes import ServeProcess, command_env, run_cli
 from tests.servers import create_postgres_database, drop_postgres_database
+from tests.tenancy import TENANT_TABLES, TableShape, table_shapes
 
 pytestmark = pytest.mark.processes
 
@@ -38,10 +44,15 @@ def fenced(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", DOC.read_text(), re.DOTALL)
 
 
+def documented_lines(command: str) -> list[str]:
+    """The doc's shell lines that run `command`."""
+    lines = [line.strip() for block in fenced("bash") for line in block.splitlines()]
+    return [line for line in lines if f"{line} ".startswith(f"{command} ")]
+
+
 def documented(command: str) -> list[list[str]]:
     """The doc's shell lines that run `command`, as arguments."""
-    lines = [line.strip() for block in fenced("bash") for line in block.splitlines()]
-    return [shlex.split(line) for line in lines if f"{line} ".startswith(f"{command} ")]
+    return [shlex.split(line) for line in documented_lines(command)]
 
 
 def without_options(arguments: list[str], *options: str) -> list[str]:
@@ -168,6 +179,128 @@ def test_a_killed_worker_is_replaced_while_the_other_keeps_answering(
     assert set(statuses) == {200}
     assert survivor in workers and killed not in workers
     assert answered_by - {survivor} <= set(workers)
+
+
+CITUS_CALL = re.compile(
+    r"create_(reference|distributed)_table\('(\w+)'(?:, '(\w+)')?(?:, colocate_with => '(\w+)')?\)"
+)
+
+
+def test_the_documented_citus_layout_fits_the_schema(deployment: Deployment) -> None:
+    """Citus's rules for the documented statements, checked on the migrated schema: every
+    table placed once; a distributed table's primary key and unique keys hold its
+    distribution column; all distributed tables co-located; foreign keys between them
+    join on the distribution columns and point to tables placed before; reference tables
+    refer only to reference tables."""
+    [sql] = fenced("sql")
+    calls = CITUS_CALL.findall(sql)
+
+    async def shapes() -> dict[str, TableShape]:
+        db = Database(normalise_database_url(deployment.database_url), pool_size=1)
+        try:
+            async with db.read() as connection:
+                return await connection.run_sync(table_shapes)
+        finally:
+            await db.dispose()
+
+    tables = asyncio.run(shapes())
+    placed = [table for _, table, _, _ in calls]
+    reference = {table for kind, table, _, _ in calls if kind == "reference"}
+    distributed = {table: column for kind, table, column, _ in calls if kind == "distributed"}
+    anchor = next(table for kind, table, _, _ in calls if kind == "distributed")
+
+    assert sorted(placed) == sorted(set(tables) - {"alembic_version"})
+    assert {g for kind, t, _, g in calls if kind == "distributed" and t != anchor} == {anchor}
+    for table, column in distributed.items():
+        shape = tables[table]
+        assert column in shape.primary, table
+        assert all(column in key for key in shape.unique), (table, shape.unique)
+        for key in shape.foreign:
+            assert key.table in reference or placed.index(key.table) < placed.index(table), key
+            if key.table in distributed:
+                position = key.columns.index(column)
+                assert key.referred[position] == distributed[key.table], (table, key)
+    for table in reference:
+        assert all(key.table in reference for key in tables[table].foreign), table
+    assert distributed.keys() >= TENANT_TABLES
+
+
+def test_nginx_accepts_the_documented_configuration(tmp_path: Path) -> None:
+    nginx = shutil.which("nginx")
+    if nginx is None:
+        pytest.skip("nginx is not installed here (the project does not install it)")
+    [server_blocks] = fenced("nginx")
+    config = tmp_path / "nginx.conf"
+    certificate, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=test",
+         "-keyout", key, "-out", certificate, "-days", "1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    server_blocks = re.sub(
+        r"ssl_certificate\s+\S+;", f"ssl_certificate {certificate};", server_blocks
+    )
+    server_blocks = re.sub(
+        r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};", server_blocks
+    )
+    config.write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
+        f"events {{}}\nhttp {{\naccess_log off;\n{server_blocks}\n}}\n"
+    )
+    done = subprocess.run(
+        [nginx, "-t", "-c", str(config)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def count_issues(url: str) -> int:
+    async def count() -> int:
+        connection = await asyncpg.connect(url)
+        try:
+            return int(await connection.fetchval("SELECT count(*) FROM issues"))
+        finally:
+            await connection.close()
+
+    return asyncio.run(count())
+
+
+def test_the_documented_postgresql_backup_restores(deployment: Deployment, tmp_path: Path) -> None:
+    if not (shutil.which("pg_dump") and shutil.which("pg_restore")):
+        pytest.skip("pg_dump and pg_restore are not installed here")
+    [dump] = documented_lines("pg_dump")
+    [restore] = documented("pg_restore")
+    restored_url = create_postgres_database()
+    try:
+        env = {**deployment.env, "SUPPORTDESK_DATABASE_URL": deployment.database_url}
+        subprocess.run(["bash", "-c", dump], env=env, cwd=tmp_path, check=True, capture_output=True)
+        [dumped] = list(tmp_path.glob("supportdesk-*.dump"))
+        # The doc's example database and date, replaced by this machine's.
+        arguments = [
+            a for a in restore if not a.startswith("--dbname=") and not a.endswith(".dump")
+        ]
+        subprocess.run(
+            [*arguments, f"--dbname={restored_url}", str(dumped)],
+            env=env, cwd=tmp_path, check=True, capture_output=True,
+        )  # fmt: skip
+
+        assert count_issues(restored_url) == count_issues(deployment.database_url) > 0
+    finally:
+        drop_postgres_database(restored_url)
+
+
+def test_the_documented_sqlite_backup_is_a_whole_database(tmp_path: Path) -> None:
+    if shutil.which("sqlite3") is None:
+        pytest.skip("the sqlite3 command is not installed here")
+    env = command_env(database_url=f"sqlite:///{tmp_path / 'data' / 'supportdesk.db'}")
+    run_cli(env, "init", "--workspace", "Small", "--admin-email", "o@x.test", "--json")
+    [backup] = documented_lines("sqlite3")
+
+    subprocess.run(["bash", "-c", backup], cwd=tmp_path, check=True, capture_output=True)
+
+    [copy] = [tmp_path / name for name in re.findall(r"\.backup '([^']+)'", backup)]
+    with sqlite3.connect(copy) as database:
+        assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert database.execute("SELECT count(*) FROM workspaces").fetchone() == (1,)
 
 
 def test_sigterm_lets_the_request_in_flight_finish_then_exits_cleanly(

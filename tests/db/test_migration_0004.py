@@ -1,0 +1,48 @@
+"""Migration 0004 trades api_keys' table-wide unique constraint on the secret hash for a plain
+index (a distributed PostgreSQL enforces only keys that hold workspace_id), and back."""
+
+from __future__ import annotations
+
+import asyncio
+
+from alembic import command
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from supportdesk.db.migrate import alembic_config, upgrade
+from tests.tenancy import TableShape, table_shapes
+
+
+def api_keys_shape(url: str) -> tuple[TableShape, set[tuple[str, ...]]]:
+    """api_keys' keys, and the columns of its plain indexes."""
+    from sqlalchemy import inspect
+
+    def look(connection: object) -> tuple[TableShape, set[tuple[str, ...]]]:
+        indexes = inspect(connection).get_indexes("api_keys")
+        plain = {tuple(i["column_names"]) for i in indexes if not i["unique"]}  # type: ignore[arg-type]
+        return table_shapes(connection)["api_keys"], plain
+
+    async def run() -> tuple[TableShape, set[tuple[str, ...]]]:
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as connection:
+                return await connection.run_sync(look)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(run())
+
+
+def test_up_down_and_up_again(empty_database: str) -> None:
+    upgrade(empty_database)
+    after_upgrade = api_keys_shape(empty_database)
+    command.downgrade(alembic_config(empty_database), "0003")
+    after_downgrade = api_keys_shape(empty_database)
+    upgrade(empty_database)
+
+    shape, plain = after_upgrade
+    assert ("secret_hash",) in plain
+    assert all("workspace_id" in key for key in shape.unique)
+    old_shape, old_plain = after_downgrade
+    assert ("secret_hash",) in old_shape.unique
+    assert ("secret_hash",) not in old_plain
+    assert api_keys_shape(empty_database) == after_upgrade

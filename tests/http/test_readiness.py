@@ -1,0 +1,71 @@
+"""/healthz and /readyz (docs/deploy.md): ready only when the database and, when configured,
+Redis answer; a 503 names the check that failed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.processes import free_port
+from tests.servers import RunningServer
+
+
+def probe(server: RunningServer, path: str) -> httpx.Response:
+    return httpx.get(f"{server.base_url}{path}", timeout=10)
+
+
+@pytest.fixture
+def without_redis(sqlite_url: str) -> Iterator[RunningServer]:
+    """Redis configured, but nothing listens where it is said to be."""
+    running = RunningServer(
+        "sqlite", sqlite_url, redis_url=f"redis://127.0.0.1:{free_port()}/0"
+    ).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def without_database(postgresql_url: str) -> Iterator[RunningServer]:
+    """A PostgreSQL URL where nothing listens."""
+    gone = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
+    running = RunningServer("postgresql", gone, migrate=False).start()
+    yield running
+    running.stop()
+
+
+def test_ready_names_each_check(server: RunningServer) -> None:
+    answer = probe(server, "/readyz")
+
+    assert answer.status_code == 200
+    assert answer.json() == {"status": "ok", "checks": {"database": "ok"}}
+
+
+def test_ready_with_redis_checks_redis_too(default_limits_server: RunningServer) -> None:
+    answer = probe(default_limits_server, "/readyz")
+
+    expected = {"database": "ok"}
+    if default_limits_server.settings.redis_url:
+        expected["redis"] = "ok"
+    assert answer.status_code == 200
+    assert answer.json()["checks"] == expected
+
+
+def test_unreachable_redis_makes_the_process_unready(without_redis: RunningServer) -> None:
+    answer = probe(without_redis, "/readyz")
+
+    assert answer.status_code == 503
+    assert answer.json() == {
+        "status": "unavailable",
+        "checks": {"database": "ok", "redis": "unavailable"},
+    }
+    assert probe(without_redis, "/healthz").status_code == 200
+
+
+def test_unreachable_database_makes_the_process_unready(without_database: RunningServer) -> None:
+    answer = probe(without_database, "/readyz")
+
+    assert answer.status_code == 503
+    assert answer.json() == {"status": "unavailable", "checks": {"database": "unavailable"}}
+    assert probe(without_database, "/healthz").status_code == 200
