@@ -4,14 +4,14 @@ A distributed PostgreSQL (Citus, by workspace_id) enforces only unique constrain
 include the distribution column; the hash of 190 random bits needs no constraint to be
 unique, only an index for the lookup (docs/deploy.md).
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0006
+Revises: 0005
 """
 
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
