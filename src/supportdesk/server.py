@@ -73,7 +73,7 @@ def connection_budget_warning(settings: Settings, workers: int) -> str | None:
         return None
     wanted = workers * connections_per_worker(settings)
     try:
-        limit = asyncio.run(_postgres_connection_limit(settings))
+        limit = asyncio.run(asyncio.wait_for(_postgres_connection_limit(settings), 5))
     except Exception as error:  # the database's readiness is /readyz's business
         return f"Could not read PostgreSQL's max_connections ({type(error).__name__})."
     if wanted <= limit:
