@@ -161,12 +161,19 @@ class StatementLog:
             "SUPPORTDESK_TEST_STATEMENT_LOG": str(self.path),
         }
 
-    def unread(self) -> list[str]:
-        """Statements written since the last call (whole lines only)."""
+    def _whole_lines(self) -> bytes:
         with self.path.open("rb") as log:
             log.seek(self._read_up_to)
             text = log.read()
-        whole = text[: text.rfind(b"\n") + 1]
+        return text[: text.rfind(b"\n") + 1]
+
+    def peek(self) -> list[str]:
+        """Statements written since the last `unread()`, left for it."""
+        return [json.loads(line) for line in self._whole_lines().splitlines()]
+
+    def unread(self) -> list[str]:
+        """Statements written since the last call (whole lines only)."""
+        whole = self._whole_lines()
         self._read_up_to += len(whole)
         return [json.loads(line) for line in whole.splitlines()]
 
