@@ -314,6 +314,8 @@ def test_sigterm_lets_the_request_in_flight_finish_then_exits_cleanly(
 
     async def scenario() -> dict[str, object]:
         holder = await asyncpg.connect(deployment.database_url)
+        # Outside any transaction: pg_stat_activity is read once per transaction.
+        observer = await asyncpg.connect(deployment.database_url)
         try:
             transaction = holder.transaction()
             await transaction.start()
@@ -324,7 +326,7 @@ def test_sigterm_lets_the_request_in_flight_finish_then_exits_cleanly(
                 None, lambda: deployment.client()(CREATE_ISSUE, variables)
             )
             deadline = time.monotonic() + 30
-            while not await holder.fetchval(
+            while not await observer.fetchval(
                 "SELECT count(*) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND wait_event_type = 'Lock'"
             ):
@@ -338,6 +340,7 @@ def test_sigterm_lets_the_request_in_flight_finish_then_exits_cleanly(
             answer = await in_flight
         finally:
             await holder.close()
+            await observer.close()
         return {"status": answer.status, "data": answer.data}
 
     answer = asyncio.run(scenario())

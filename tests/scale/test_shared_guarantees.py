@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
+import asyncpg
 import httpx
 import pytest
 
@@ -290,3 +291,71 @@ def test_a_killed_process_loses_no_answered_write_and_leaves_no_half_issue(
 
     cluster.processes[victim].stop()
     cluster.processes[victim] = cluster.start_process().wait_ready()
+
+
+def test_a_process_killed_between_an_issue_and_its_first_message_leaves_neither(
+    cluster: Cluster,
+) -> None:
+    """The crash at the worst moment, made certain: the test locks the messages table, so a
+    createIssue stops after writing its issue row and before its first message; the process
+    dies there. The issue was never visible, and never is: its transaction dies with it."""
+    if cluster.backend != "postgresql":
+        pytest.skip("holding a writer between two statements needs PostgreSQL's table locks")
+    workspace_id, _ = cluster.workspace()
+    key = cluster.create_key(workspace_id, ["issues:create"])
+    victim = cluster.processes[1]
+    variables = {"input": {"subject": "Doomed", "body": "First", "requesterEmail": "d@x.test"}}
+
+    async def scenario() -> tuple[int, str]:
+        holder = await asyncpg.connect(cluster.database_url)
+        # Outside any transaction: pg_stat_activity is read once per transaction.
+        observer = await asyncpg.connect(cluster.database_url)
+        try:
+            transaction = holder.transaction()
+            await transaction.start()
+            await holder.execute("LOCK TABLE messages IN SHARE MODE")
+            in_flight = asyncio.get_running_loop().run_in_executor(
+                None, lambda: cluster.clients(key)[1](CREATE_ISSUE, variables)
+            )
+            deadline = time.monotonic() + 30
+            while not (
+                writer := await observer.fetchval(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO messages%'"
+                )
+            ):
+                assert time.monotonic() < deadline, "createIssue never reached its message"
+                await asyncio.sleep(0.02)
+            seen_meanwhile = await observer.fetchval(
+                "SELECT count(*) FROM issues WHERE workspace_id = $1", workspace_id
+            )
+            victim.kill()
+            await transaction.rollback()  # the writer may go on: its client is gone
+            while await holder.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", writer
+            ):
+                assert time.monotonic() < deadline, "the dead process's transaction lingers"
+                await asyncio.sleep(0.02)
+            try:
+                await in_flight
+                outcome = "answered"
+            except httpx.TransportError:
+                outcome = "connection lost"
+        finally:
+            await holder.close()
+            await observer.close()
+        return int(seen_meanwhile), outcome
+
+    seen_meanwhile, outcome = asyncio.run(scenario())
+
+    assert (seen_meanwhile, outcome) == (0, "connection lost")
+    assert cluster.sql(f"SELECT count(*) FROM issues WHERE workspace_id = '{workspace_id}'") == [
+        (0,)
+    ]
+    assert cluster.sql(
+        f"SELECT last_ticket_number FROM workspaces WHERE id = '{workspace_id}'"
+    ) == [(0,)]
+    victim.stop()
+    cluster.processes[1] = cluster.start_process().wait_ready()
+    after = cluster.clients(key)[1].ok(CREATE_ISSUE, variables)["createIssue"]
+    assert after["issue"]["ticketNumber"] == 1
