@@ -86,14 +86,11 @@ class StatementCounter:
 class RunningServer:
     """uvicorn serving create_app() in a thread, on its own event loop and a free port."""
 
-    def __init__(
-        self, backend: str, database_url: str, *, migrate: bool = True, **settings: Any
-    ) -> None:
+    def __init__(self, backend: str, database_url: str, **settings: Any) -> None:
         self.backend = backend
         self.database_url = database_url
         self.settings = Settings(database_url=database_url, **settings)
-        if migrate:
-            upgrade(self.settings.database_url)
+        upgrade(self.settings.database_url)
         self.db = Database(self.settings.database_url, self.settings.db_pool_size)
         self.app = create_app(self.settings, self.db)
         self.statements = StatementCounter()

@@ -11,6 +11,8 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from tests.tenancy import SUBPROCESS_STATEMENTS
+
 COMMAND = Path(sys.executable).parent / "supportdesk"
 
 
@@ -22,6 +24,7 @@ def supportdesk(
     env = {k: v for k, v in os.environ.items() if k != "SUPPORTDESK_DATABASE_URL"}
     if database_url is not None:
         env["SUPPORTDESK_DATABASE_URL"] = database_url
+    env = SUBPROCESS_STATEMENTS.traced(env)  # its statements join the tenancy check
     return subprocess.run(
         [str(COMMAND), *args],
         env=env,

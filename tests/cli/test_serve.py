@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
@@ -13,6 +14,7 @@ import httpx
 import pytest
 
 from tests.cli.runner import COMMAND, json_of, supportdesk
+from tests.tenancy import SUBPROCESS_STATEMENTS
 
 
 def free_port() -> int:
@@ -49,6 +51,7 @@ def served(fresh_database: str, tmp_path: Path) -> Iterator[tuple[str, dict[str,
             fresh_database,
         ],
         cwd=tmp_path,
+        env=SUBPROCESS_STATEMENTS.traced(dict(os.environ)),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -1,7 +1,8 @@
 """Loaded at start-up by every Python process the tests launch with this folder on PYTHONPATH
 (`supportdesk serve`, its workers, the CLI): when SUPPORTDESK_TEST_STATEMENT_LOG names a
-file, each SQL statement any engine of the process runs is appended to it, one JSON string
-a line, for the tenancy check (tests/tenancy.py). Parameters are never written."""
+file, each SQL statement the process runs (through any SQLAlchemy engine, or as a direct
+read on the driver) is appended to it, one JSON string a line, for the tenancy check
+(tests/tenancy.py). Parameters are never written."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ if _PATH:
     # O_APPEND: each line lands whole at the end, whichever process writes it.
     _FD = os.open(_PATH, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
+    def _write(statement: str) -> None:
+        os.write(_FD, (json.dumps(statement) + "\n").encode())
+
     @event.listens_for(Engine, "before_cursor_execute")
     def _log_statement(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        os.write(_FD, (json.dumps(statement) + "\n").encode())
+        _write(statement)
+
+    try:
+        from supportdesk.db.direct import DirectReads
+    except ImportError:  # a process that is not the service's
+        pass
+    else:
+        _made = DirectReads.__init__
+
+        def _observed(self: DirectReads, *args: Any, **kwargs: Any) -> None:
+            _made(self, *args, **kwargs)
+            self.observers.append(_write)
+
+        DirectReads.__init__ = _observed  # type: ignore[method-assign]
