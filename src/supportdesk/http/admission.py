@@ -9,6 +9,7 @@ from datetime import datetime
 from starlette.requests import Request
 
 from supportdesk.auth.authenticate import (
+    LAST_USED_RESOLUTION,
     AuthenticationFailed,
     authenticate,
     needs_last_used_write,
@@ -21,6 +22,9 @@ from supportdesk.domain.clock import now
 from supportdesk.http.access_log import access_record
 from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import HttpProblem
+
+# Past this many remembered keys, the ones older than a minute are forgotten.
+_SCHEDULED_PRUNE_AT = 10_000
 
 
 class Admission:
@@ -66,10 +70,20 @@ class Admission:
         if needs_last_used_write(last_used_at, moment) and needs_last_used_write(
             self._last_used_scheduled.get(principal.key_id), moment
         ):
-            self._last_used_scheduled[principal.key_id] = moment
+            self._remember_scheduled(principal.key_id, moment)
             task = asyncio.create_task(record_last_used(db, principal, moment))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
+
+    def _remember_scheduled(self, key_id: str, moment: datetime) -> None:
+        """Entries older than the write resolution no longer hold anything back, so they
+        are dropped once the map grows: memory stays bounded by the keys of one minute."""
+        if len(self._last_used_scheduled) >= _SCHEDULED_PRUNE_AT:
+            cutoff = moment - LAST_USED_RESOLUTION
+            self._last_used_scheduled = {
+                key: at for key, at in self._last_used_scheduled.items() if at > cutoff
+            }
+        self._last_used_scheduled[key_id] = moment
 
     async def _count_failure(self, request: Request) -> None:
         """Failed authentications count against the client's address; past the limit they
