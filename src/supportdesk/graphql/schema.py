@@ -53,6 +53,12 @@ class Mutation(
     pass
 
 
+async def _one(context: Context, get_many: Any, id: str) -> Any:
+    """One object of the workspace through a domain reader of many (`get_x(c, ws, ids)`)."""
+    found = await context.loaders.run(lambda c: get_many(c, context.workspace_id, [id]))
+    return found.get(id)
+
+
 @node_query.fetches("Issue")
 async def _issue(context: Context, id: str) -> Issue | None:
     found = await context.loaders.issue.load(id)
@@ -61,8 +67,8 @@ async def _issue(context: Context, id: str) -> Issue | None:
 
 @node_query.fetches("Message")
 async def _message(context: Context, id: str) -> Message | None:
-    found = await context.loaders.run(lambda c: issues.get_messages(c, context.workspace_id, [id]))
-    return Message.of(found[id]) if id in found else None
+    found = await _one(context, issues.get_messages, id)
+    return Message.of(found) if found else None
 
 
 @node_query.fetches("Contact")
@@ -91,18 +97,14 @@ async def _machine_user(context: Context, id: str) -> MachineUser | None:
 
 @node_query.fetches("ApiKey")
 async def _api_key(context: Context, id: str) -> ApiKey | None:
-    found = await context.loaders.run(
-        lambda c: api_keys.get_api_keys(c, context.workspace_id, [id])
-    )
-    return ApiKey.of(found[id], context.now) if id in found else None
+    found = await _one(context, api_keys.get_api_keys, id)
+    return ApiKey.of(found, context.now) if found else None
 
 
 @node_query.fetches("AuditEvent")
 async def _audit_event(context: Context, id: str) -> AuditEvent | None:
-    found = await context.loaders.run(
-        lambda c: audit.get_audit_events(c, context.workspace_id, [id])
-    )
-    return AuditEvent.of(found[id]) if id in found else None
+    found = await _one(context, audit.get_audit_events, id)
+    return AuditEvent.of(found) if found else None
 
 
 def _guarded(resolve: Any, required: frozenset[str]) -> Any:
