@@ -25,11 +25,11 @@ from graphql import (
     validate,
 )
 from graphql.validation import ValidationRule
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.cost import Cost, cost_of
 from supportdesk.graphql.errors import code_of
+from supportdesk.graphql.execution import ExecutionContext
 from supportdesk.graphql.limits import LimitExceeded, Limits, check_cost, check_shape
 
 logger = logging.getLogger("supportdesk.graphql")
@@ -236,7 +236,7 @@ class Executor:
             variable_values=variables,
             operation_name=operation.name,
             context_value=context,
-            executor_class=StrawberryGraphQLCoreExecutionContext,
+            executor_class=ExecutionContext,
             max_coercion_errors=20,
             hide_suggestions=self.hide_suggestions,
         )
