@@ -11,13 +11,16 @@ graphql-core's own path, so errors, their paths and null propagation are unchang
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
     GraphQLLeafType,
+    GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
+    GraphQLOutputType,
     Undefined,
     is_leaf_type,
 )
@@ -41,37 +44,61 @@ class _Leaf:
 
 
 @dataclass(frozen=True, slots=True)
+class _Objects:
+    """An object field, or a list of non-null objects, read with `getattr`."""
+
+    response_name: str
+    attribute: str
+    object_type: GraphQLObjectType
+    return_type: GraphQLOutputType
+    is_list: bool
+    field_details_list: FieldDetailsList
+
+
+@dataclass(frozen=True, slots=True)
 class _Other:
     response_name: str
     field_details_list: FieldDetailsList
 
 
-_Step = _Leaf | _Other
+_Step = _Leaf | _Objects | _Other
+
+
+class _Unusual(Exception):
+    """A value the shortcut does not complete itself (null where it may not be, a type
+    check that fails): graphql-core's own path completes it and reports what is wrong."""
 
 
 def _step(
     parent_type: GraphQLObjectType, response_name: str, field_details_list: FieldDetailsList
 ) -> _Step:
+    other = _Other(response_name, field_details_list)
     node = field_details_list[0].node
     field = parent_type.fields.get(node.name.value)  # None for __typename
-    if field is None or node.arguments or not getattr(field.resolve, "_is_default", False):
-        return _Other(response_name, field_details_list)
+    if field is None or node.arguments or node.directives:
+        return other
     definition = (field.extensions or {}).get(_STRAWBERRY_FIELD)
-    if definition is None or definition.default_resolver is not getattr:
-        return _Other(response_name, field_details_list)
-    field_type = field.type
-    non_null = isinstance(field_type, GraphQLNonNull)
-    leaf = field_type.of_type if non_null else field_type
-    if not is_leaf_type(leaf):
-        return _Other(response_name, field_details_list)
-    assert isinstance(leaf, GraphQLLeafType)
-    return _Leaf(
-        response_name,
-        definition.python_name,
-        leaf.coerce_output_value,
-        non_null,
-        field_details_list,
-    )
+    if (
+        not getattr(field.resolve, "_is_default", False)
+        or definition is None
+        or definition.default_resolver is not getattr
+    ):
+        return other
+    attribute = definition.python_name
+    non_null = isinstance(field.type, GraphQLNonNull)
+    named = field.type.of_type if non_null else field.type
+    if is_leaf_type(named):
+        assert isinstance(named, GraphQLLeafType)
+        return _Leaf(
+            response_name, attribute, named.coerce_output_value, non_null, field_details_list
+        )
+    if isinstance(named, GraphQLObjectType):
+        return _Objects(response_name, attribute, named, field.type, False, field_details_list)
+    if isinstance(named, GraphQLList) and isinstance(named.of_type, GraphQLNonNull):
+        item = named.of_type.of_type
+        if isinstance(item, GraphQLObjectType):
+            return _Objects(response_name, attribute, item, field.type, True, field_details_list)
+    return other
 
 
 class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
@@ -89,7 +116,7 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
         steps = tuple(
             _step(parent_type, name, details) for name, details in grouped_field_set.items()
         )
-        plan = steps if any(isinstance(step, _Leaf) for step in steps) else None
+        plan = steps if any(not isinstance(step, _Other) for step in steps) else None
         self._plans[id(grouped_field_set)] = (grouped_field_set, plan)
         return plan
 
@@ -111,38 +138,127 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
         is_awaitable = self.is_awaitable
         try:
             for step in plan:
+                name = step.response_name
                 if isinstance(step, _Leaf):
                     value = _read_leaf(step, source_value)
                     if value is not Undefined:
-                        results[step.response_name] = value
+                        results[name] = value
                         continue
-                result = self.execute_field(
-                    parent_type,
-                    source_value,
-                    step.field_details_list,
-                    Path(path, step.response_name, parent_type.name),
-                    position_context,
-                )
+                field_path = Path(path, name, parent_type.name)
+                result: Any = Undefined
+                if isinstance(step, _Objects):
+                    result = self._objects_field(step, source_value, field_path)
+                if result is Undefined:
+                    result = self.execute_field(
+                        parent_type,
+                        source_value,
+                        step.field_details_list,
+                        field_path,
+                        position_context,
+                    )
                 if result is not Undefined:
-                    results[step.response_name] = result
+                    results[name] = result
                     if is_awaitable(result):
-                        awaitable_fields.append(step.response_name)
+                        awaitable_fields.append(name)
         except Exception:
             if awaitable_fields:
                 self.settle_in_background([results[name] for name in awaitable_fields])
             raise
         if not awaitable_fields:
             return results
-        return self._gather(results, awaitable_fields)
+        return _gather_fields(results, awaitable_fields)
 
-    async def _gather(self, results: dict[str, Any], awaitable_fields: list[str]) -> Any:
-        if len(awaitable_fields) == 1:
-            name = awaitable_fields[0]
-            results[name] = await results[name]
-        else:
-            values = await gather_with_cancel(*(results[name] for name in awaitable_fields))
-            results.update(zip(awaitable_fields, values, strict=True))
-        return results
+    def _objects_field(self, step: _Objects, source: Any, path: Path) -> Any:
+        """The completed object (or list of objects), an awaitable of it, or Undefined
+        when graphql-core's own path must complete this field. Errors are handled as
+        graphql-core's `execute_field` handles them."""
+        try:
+            value = getattr(source, step.attribute)
+            if value is None:
+                if isinstance(step.return_type, GraphQLNonNull):
+                    return Undefined
+                return None
+            grouped = self._subfields(step)
+            if step.is_list:
+                completed = self._complete_objects(step, grouped, value, path)
+            else:
+                _check_type(step.object_type, value)
+                completed = self.execute_fields(step.object_type, value, path, grouped, None)
+        except _Unusual:
+            return Undefined
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, step.return_type, step.field_details_list, path)
+            return None
+        if self.is_awaitable(completed):
+            return self._await_field(step, completed, path)
+        return completed
+
+    def _subfields(self, step: _Objects) -> GroupedFieldSet:
+        grouped, new_defer_usages, _ = self.collect_subfields(
+            step.object_type, step.field_details_list
+        )
+        if new_defer_usages:
+            raise _Unusual
+        return grouped
+
+    def _complete_objects(
+        self, step: _Objects, grouped: GroupedFieldSet, items: Any, path: Path
+    ) -> Any:
+        if not isinstance(items, list | tuple):
+            raise _Unusual
+        object_type = step.object_type
+        for item in items:  # every check first: nothing may start before a fallback
+            if item is None:
+                raise _Unusual
+            _check_type(object_type, item)
+        completed: list[Any] = []
+        pending: list[int] = []
+        try:
+            for index, item in enumerate(items):
+                result = self.execute_fields(
+                    object_type, item, Path(path, index, None), grouped, None
+                )
+                if self.is_awaitable(result):
+                    pending.append(index)
+                completed.append(result)
+        except Exception:
+            if pending:
+                self.settle_in_background([completed[index] for index in pending])
+            raise
+        if not pending:
+            return completed
+        return _gather_items(completed, pending)
+
+    async def _await_field(self, step: _Objects, completed: Awaitable[Any], path: Path) -> Any:
+        try:
+            return await completed
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, step.return_type, step.field_details_list, path)
+            return None
+
+
+def _check_type(object_type: GraphQLObjectType, value: Any) -> None:
+    # Strawberry's is_type_of reads only the value; graphql-core passes the resolve info.
+    is_type_of = object_type.is_type_of
+    if is_type_of is not None and is_type_of(value, None) is not True:  # type: ignore[arg-type]
+        raise _Unusual
+
+
+async def _gather_fields(results: dict[str, Any], awaitable_fields: list[str]) -> Any:
+    if len(awaitable_fields) == 1:
+        name = awaitable_fields[0]
+        results[name] = await results[name]
+    else:
+        values = await gather_with_cancel(*(results[name] for name in awaitable_fields))
+        results.update(zip(awaitable_fields, values, strict=True))
+    return results
+
+
+async def _gather_items(completed: list[Any], pending: list[int]) -> list[Any]:
+    values = await gather_with_cancel(*(completed[index] for index in pending))
+    for index, value in zip(pending, values, strict=True):
+        completed[index] = value
+    return completed
 
 
 def _read_leaf(step: _Leaf, source: Any) -> Any:
