@@ -53,3 +53,7 @@ def test_writing_then_reading_gives_the_same_millisecond() -> None:
     moment = datetime(2026, 11, 22, 13, 45, 7, 123000, tzinfo=UTC)
 
     assert parse_datetime(serialise_datetime(moment)) == moment
+
+
+def test_years_before_1000_keep_four_digits() -> None:
+    assert serialise_datetime(datetime(5, 1, 1, tzinfo=UTC)) == "0005-01-01T00:00:00.000Z"
