@@ -40,7 +40,6 @@ class _Leaf:
     attribute: str
     coerce: Any  # GraphQLLeafType.coerce_output_value
     non_null: bool
-    field_details_list: FieldDetailsList
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +51,11 @@ class _Objects:
     object_type: GraphQLObjectType
     return_type: GraphQLOutputType
     is_list: bool
-    field_details_list: FieldDetailsList
 
 
 @dataclass(frozen=True, slots=True)
 class _Other:
     response_name: str
-    field_details_list: FieldDetailsList
 
 
 _Step = _Leaf | _Objects | _Other
@@ -72,7 +69,7 @@ class _Unusual(Exception):
 def _step(
     parent_type: GraphQLObjectType, response_name: str, field_details_list: FieldDetailsList
 ) -> _Step:
-    other = _Other(response_name, field_details_list)
+    other = _Other(response_name)
     node = field_details_list[0].node
     field = parent_type.fields.get(node.name.value)  # None for __typename
     if field is None or node.arguments or node.directives:
@@ -89,34 +86,66 @@ def _step(
     named = field.type.of_type if non_null else field.type
     if is_leaf_type(named):
         assert isinstance(named, GraphQLLeafType)
-        return _Leaf(
-            response_name, attribute, named.coerce_output_value, non_null, field_details_list
-        )
+        return _Leaf(response_name, attribute, named.coerce_output_value, non_null)
     if isinstance(named, GraphQLObjectType):
-        return _Objects(response_name, attribute, named, field.type, False, field_details_list)
+        return _Objects(response_name, attribute, named, field.type, False)
     if isinstance(named, GraphQLList) and isinstance(named.of_type, GraphQLNonNull):
         item = named.of_type.of_type
         if isinstance(item, GraphQLObjectType):
-            return _Objects(response_name, attribute, item, field.type, True, field_details_list)
+            return _Objects(response_name, attribute, item, field.type, True)
     return other
 
 
-class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # id(grouped field set) -> (the set, kept alive so its id stays unique; its steps)
-        self._plans: dict[int, tuple[GroupedFieldSet, tuple[_Step, ...] | None]] = {}
+Plan = tuple[_Step, ...] | None  # None: no shortcut applies, graphql-core runs it all
 
-    def _plan(
-        self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet
-    ) -> tuple[_Step, ...] | None:
-        cached = self._plans.get(id(grouped_field_set))
-        if cached is not None:
-            return cached[1]
+
+class DocumentPlans:
+    """The plans of one document's selection sets, kept with the parsed document so that
+    every request of that document shares them. A selection set is known by its parent type
+    and the identity of its field nodes (stable while the document lives); @skip and
+    @include can make several sets of one, so the number kept is bounded."""
+
+    LIMIT = 256
+
+    def __init__(self) -> None:
+        self._plans: dict[tuple[str, tuple[int, ...]], Plan] = {}
+
+    def plan(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> Plan:
+        key = (
+            parent_type.name,
+            tuple(id(details[0].node) for details in grouped_field_set.values()),
+        )
+        if key in self._plans:
+            return self._plans[key]
         steps = tuple(
             _step(parent_type, name, details) for name, details in grouped_field_set.items()
         )
         plan = steps if any(not isinstance(step, _Other) for step in steps) else None
+        if len(self._plans) < self.LIMIT:
+            self._plans[key] = plan
+        return plan
+
+
+class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
+    """Runs a document with the shortcut; `for_document` gives the class to run one
+    cached document with, sharing its plans across requests."""
+
+    document_plans = DocumentPlans()
+
+    @classmethod
+    def for_document(cls) -> type[ExecutionContext]:
+        return type("DocumentExecutionContext", (cls,), {"document_plans": DocumentPlans()})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # id(grouped field set) -> (the set, kept alive so its id stays unique; its plan)
+        self._plans: dict[int, tuple[GroupedFieldSet, Plan]] = {}
+
+    def _plan(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> Plan:
+        cached = self._plans.get(id(grouped_field_set))
+        if cached is not None:
+            return cached[1]
+        plan = self.document_plans.plan(parent_type, grouped_field_set)
         self._plans[id(grouped_field_set)] = (grouped_field_set, plan)
         return plan
 
@@ -144,17 +173,14 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
                     if value is not Undefined:
                         results[name] = value
                         continue
+                details = grouped_field_set[name]
                 field_path = Path(path, name, parent_type.name)
                 result: Any = Undefined
                 if isinstance(step, _Objects):
-                    result = self._objects_field(step, source_value, field_path)
+                    result = self._objects_field(step, details, source_value, field_path)
                 if result is Undefined:
                     result = self.execute_field(
-                        parent_type,
-                        source_value,
-                        step.field_details_list,
-                        field_path,
-                        position_context,
+                        parent_type, source_value, details, field_path, position_context
                     )
                 if result is not Undefined:
                     results[name] = result
@@ -168,7 +194,9 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
             return results
         return _gather_fields(results, awaitable_fields)
 
-    def _objects_field(self, step: _Objects, source: Any, path: Path) -> Any:
+    def _objects_field(
+        self, step: _Objects, details: FieldDetailsList, source: Any, path: Path
+    ) -> Any:
         """The completed object (or list of objects), an awaitable of it, or Undefined
         when graphql-core's own path must complete this field. Errors are handled as
         graphql-core's `execute_field` handles them."""
@@ -178,7 +206,7 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 if isinstance(step.return_type, GraphQLNonNull):
                     return Undefined
                 return None
-            grouped = self._subfields(step)
+            grouped = self._subfields(step, details)
             if step.is_list:
                 completed = self._complete_objects(step, grouped, value, path)
             else:
@@ -187,16 +215,14 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
         except _Unusual:
             return Undefined
         except Exception as raw_error:
-            self.handle_field_error(raw_error, step.return_type, step.field_details_list, path)
+            self.handle_field_error(raw_error, step.return_type, details, path)
             return None
         if self.is_awaitable(completed):
-            return self._await_field(step, completed, path)
+            return self._await_field(step, details, completed, path)
         return completed
 
-    def _subfields(self, step: _Objects) -> GroupedFieldSet:
-        grouped, new_defer_usages, _ = self.collect_subfields(
-            step.object_type, step.field_details_list
-        )
+    def _subfields(self, step: _Objects, details: FieldDetailsList) -> GroupedFieldSet:
+        grouped, new_defer_usages, _ = self.collect_subfields(step.object_type, details)
         if new_defer_usages:
             raise _Unusual
         return grouped
@@ -229,11 +255,13 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
             return completed
         return _gather_items(completed, pending)
 
-    async def _await_field(self, step: _Objects, completed: Awaitable[Any], path: Path) -> Any:
+    async def _await_field(
+        self, step: _Objects, details: FieldDetailsList, completed: Awaitable[Any], path: Path
+    ) -> Any:
         try:
             return await completed
         except Exception as raw_error:
-            self.handle_field_error(raw_error, step.return_type, step.field_details_list, path)
+            self.handle_field_error(raw_error, step.return_type, details, path)
             return None
 
 

@@ -80,6 +80,8 @@ class Operation:
 class Prepared:
     document: DocumentNode
     operations: dict[str | None, Operation]
+    # Runs this document; it keeps the document's execution plans (execution.py).
+    execution_context: type[ExecutionContext]
 
     def operation(self, name: str | None) -> Operation:
         if name is None and len(self.operations) > 1:
@@ -200,7 +202,7 @@ class Executor:
             for d in document.definitions
             if isinstance(d, OperationDefinitionNode)
         }
-        return Prepared(document, operations)
+        return Prepared(document, operations, ExecutionContext.for_document())
 
     def cost(self, operation: Operation, variables: dict[str, Any] | None) -> int:
         """The cost of this request; refuses it, before any resolver runs, when over the limit."""
@@ -236,7 +238,7 @@ class Executor:
             variable_values=variables,
             operation_name=operation.name,
             context_value=context,
-            executor_class=ExecutionContext,
+            executor_class=prepared.execution_context,
             max_coercion_errors=20,
             hide_suggestions=self.hide_suggestions,
         )
