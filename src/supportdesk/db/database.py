@@ -17,12 +17,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Select, event, text
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 
-from supportdesk.db.direct import DirectReads, PostgresReader, SqliteReader
+from supportdesk.db.direct import DirectReads, PostgresReader, ReadStatement, SqliteReader
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -108,7 +108,7 @@ class Database:
             yield connection
 
     async def rows(
-        self, statement: Select[Any], parameters: Mapping[str, Any]
+        self, statement: ReadStatement, parameters: Mapping[str, Any]
     ) -> list[tuple[Any, ...]]:
         """The rows of a bounded read, on a connection of its own, straight on the driver.
         `statement` must be built once (a module-level constant with bound parameters and

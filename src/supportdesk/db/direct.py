@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-from sqlalchemy import Select
+from sqlalchemy import CompoundSelect, Select
 from sqlalchemy.engine import Dialect, make_url
 
 Processor = Callable[[Any], Any]
+# A read statement: a SELECT, or a UNION of them.
+ReadStatement = Select[Any] | CompoundSelect[Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,7 @@ class Compiled:
     fixed: dict[str, Any]
 
     @classmethod
-    def of(cls, statement: Select[Any], dialect: Dialect) -> Compiled:
+    def of(cls, statement: ReadStatement, dialect: Dialect) -> Compiled:
         compiled: Any = statement.compile(dialect=dialect)
         if compiled.post_compile_params or compiled.literal_execute_params:
             raise ValueError("direct reads take no expanding (IN-list) parameters")
@@ -159,9 +161,9 @@ class DirectReads:
         self.reader = reader
         self.dialect = dialect
         self.observers: list[Callable[[str], None]] = []
-        self._compiled: dict[int, tuple[Select[Any], Compiled]] = {}
+        self._compiled: dict[int, tuple[ReadStatement, Compiled]] = {}
 
-    def compiled(self, statement: Select[Any]) -> Compiled:
+    def compiled(self, statement: ReadStatement) -> Compiled:
         # Keyed by identity: these statements are module-level constants. The statement is
         # kept beside its compilation so that its id cannot be reused by another object.
         found = self._compiled.get(id(statement))
@@ -171,7 +173,7 @@ class DirectReads:
         return found[1]
 
     async def rows(
-        self, statement: Select[Any], parameters: Mapping[str, Any]
+        self, statement: ReadStatement, parameters: Mapping[str, Any]
     ) -> list[tuple[Any, ...]]:
         compiled = self.compiled(statement)
         for observe in self.observers:

@@ -9,12 +9,13 @@ import strawberry
 
 from supportdesk.domain import issues
 from supportdesk.domain.audit import Actor
-from supportdesk.domain.errors import not_found
+from supportdesk.domain.errors import InvalidArgument, not_found
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
+from supportdesk.graphql.lookahead import subfield_arguments
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
 
@@ -172,10 +173,41 @@ async def load_issue(info: Info, issue_id: str) -> Issue:
     return Issue.of(found)
 
 
+def _requested_thread_page(info: Info) -> PageRequest | None:
+    """The page of `messages` the query asks of this issue, if it asks plainly."""
+    arguments = subfield_arguments(info, "Issue", "messages")
+    if arguments is None:
+        return None
+    try:
+        return PageRequest.of(arguments.get("first"), arguments.get("after"))
+    except InvalidArgument:
+        return None  # the `messages` field reports it
+
+
+async def load_issue_with_thread(info: Info, issue_id: str, page: PageRequest) -> Issue:
+    """The issue and the page of its thread the query asks for, in one read; the thread
+    waits in the loader for the `messages` field."""
+    context = info.context
+    found = (
+        await issues.fetch_issue_with_thread(context.db, context.workspace_id, issue_id, page)
+        if is_id_of(issue_id, "Issue")
+        else None
+    )
+    if found is None:
+        raise not_found("Issue")
+    issue, thread = found
+    context.loaders.issue.prime(issue.id, issue)
+    context.loaders.messages.prime((issue.id, page), thread)
+    return Issue.of(issue)
+
+
 @strawberry.type
 class IssueQueries:
     @strawberry.field(description="One issue by its id.")
     async def issue(self, info: Info, id: strawberry.ID) -> Issue | None:
+        page = _requested_thread_page(info)
+        if page is not None:
+            return await load_issue_with_thread(info, str(id), page)
         return await load_issue(info, str(id))
 
     @strawberry.field(description="One issue by its ticket number.")

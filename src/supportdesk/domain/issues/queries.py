@@ -13,7 +13,21 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Join, RowMapping, Select, and_, bindparam, func, select
+from sqlalchemy import (
+    CompoundSelect,
+    Join,
+    Label,
+    RowMapping,
+    Select,
+    and_,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
@@ -200,6 +214,62 @@ async def fetch_threads(
     query = _thread_query(False, bool(page.after))
     rows = await db.rows(query, _thread_parameters(workspace_id, issue_ids, page))
     return _pages(rows, issue_ids, page)
+
+
+@cache
+def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
+    """An issue and one page of its thread in one statement: the issue's row first (its
+    columns, then empty message columns), then a row per message (empty issue columns,
+    then the message's). No row when there is no such issue."""
+    part: Label[int] = literal_column("0").label("part")
+    issue_row = select(
+        part, *ISSUE_COLUMNS, *(cast(null(), c.type).label(f"m_{c.name}") for c in MESSAGE_COLUMNS)
+    ).where(_IN_WORKSPACE, issues.c.id == bindparam("id"))
+    conditions = [
+        messages.c.workspace_id == bindparam("workspace_id"),
+        messages.c.issue_id == bindparam("id"),
+    ]
+    if after:
+        conditions.append(messages.c.id > bindparam("after"))
+    page = (
+        select(*MESSAGE_COLUMNS)
+        .where(*conditions)
+        .order_by(messages.c.id)
+        .limit(bindparam("limit"))
+        .subquery("page")
+    )
+    message_rows = select(
+        literal_column("1"),
+        *(cast(null(), c.type) for c in ISSUE_COLUMNS),
+        *page.c,
+    )
+    return union_all(issue_row, message_rows).order_by(
+        literal_column("part"), literal_column("m_id")
+    )
+
+
+_ISSUE_WIDTH = len(ISSUE_COLUMNS)
+
+
+async def fetch_issue_with_thread(
+    db: Database, workspace_id: str, issue_id: str, page: PageRequest
+) -> tuple[Issue, Page[Message]] | None:
+    """An issue with one page of its thread: one round trip on PostgreSQL. On SQLite,
+    where a read is a function call, the two usual statements."""
+    if db.is_sqlite:
+        found = await fetch_issues(db, workspace_id, [issue_id])
+        if issue_id not in found:
+            return None
+        threads = await fetch_threads(db, workspace_id, [issue_id], page)
+        return found[issue_id], threads[issue_id]
+    parameters = _thread_parameters(workspace_id, [issue_id], page)
+    parameters["id"] = issue_id
+    rows = await db.rows(_issue_with_thread_query(bool(page.after)), parameters)
+    if not rows or rows[0][0] != 0:
+        return None
+    issue = issue_of(rows[0][1 : 1 + _ISSUE_WIDTH])
+    thread = [message_of(row[1 + _ISSUE_WIDTH :]) for row in rows[1:]]
+    return issue, page_of(thread, page.first)
 
 
 async def get_messages(
