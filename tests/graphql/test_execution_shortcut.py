@@ -141,11 +141,22 @@ CASES = {
 }
 
 
-def run(context_class: type, document: str, source: Branch, skip: bool) -> ExecutionResult:
+# The same parsed documents for every case, as the executor's document cache keeps them: what
+# a document's requests share (plans, collected sub-fields) is then reused across cases.
+DOCUMENTS = {
+    "variables in directives": parse(EVERYTHING),
+    "no variables in directives": parse(EVERYTHING.replace("$skip)", "false)")),
+}
+SHARED = {name: ExecutionContext.for_document(doc) for name, doc in DOCUMENTS.items()}
+
+
+def run(
+    context_class: type, source: Branch, skip: bool, document: str = "variables in directives"
+) -> ExecutionResult:
     async def go() -> ExecutionResult:
         result = execute(
             SCHEMA,
-            parse(document),
+            DOCUMENTS[document],
             root_value=Query(branch=source),
             variable_values={"skip": skip},
             executor_class=context_class,
@@ -160,23 +171,35 @@ def shaped(result: ExecutionResult) -> tuple[Any, list[tuple[str, Any]]]:
     return result.data, errors
 
 
+@pytest.mark.parametrize("document", DOCUMENTS)
 @pytest.mark.parametrize("skip", [False, True])
 @pytest.mark.parametrize("case", CASES)
-def test_the_shortcut_answers_as_graphql_core_does(case: str, skip: bool) -> None:
-    expected = run(StrawberryGraphQLCoreExecutionContext, EVERYTHING, CASES[case], skip)
-    answered = run(ExecutionContext, EVERYTHING, CASES[case], skip)
+def test_the_shortcut_answers_as_graphql_core_does(case: str, skip: bool, document: str) -> None:
+    expected = run(StrawberryGraphQLCoreExecutionContext, CASES[case], skip, document)
+    alone = run(ExecutionContext, CASES[case], skip, document)
+    shared = run(SHARED[document], CASES[case], skip, document)
 
-    assert shaped(answered) == shaped(expected)
+    assert shaped(alone) == shaped(expected)
+    assert shaped(shared) == shaped(expected)
+
+
+def test_only_documents_without_variables_in_directives_share_collected_fields() -> None:
+    for skip in (False, True, False):
+        run(SHARED["variables in directives"], CASES["plain"], skip)
+        run(SHARED["no variables in directives"], CASES["plain"], skip)
+
+    assert SHARED["variables in directives"].document_plans.subfields is None
+    assert SHARED["no variables in directives"].document_plans.subfields
 
 
 def test_the_cases_reach_errors_and_null_propagation() -> None:
     """The comparison above means something only if the cases provoke what it compares."""
-    plain = run(ExecutionContext, EVERYTHING, CASES["plain"], False)
-    broken = run(ExecutionContext, EVERYTHING, CASES["a non-null item is null"], False)
+    plain = run(ExecutionContext, CASES["plain"], False)
+    broken = run(ExecutionContext, CASES["a non-null item is null"], False)
 
     assert plain.data is not None and plain.data["tree"]["leaves"][2]["label"] == "leaf 2"
     assert plain.data["tree"]["later"] == {"label": "leaf 1", "note": None}
-    assert {e.path[-1] for e in plain.errors or []} == {"broken", "strictBroken"}
+    assert {(e.path or [])[-1] for e in plain.errors or []} == {"broken", "strictBroken"}
     assert plain.data["maybeTree"] is None  # strictBroken nulled its parent
     assert broken.data is None  # a null in a non-null list of a non-null tree
     assert any(e.path == ["tree", "leaves", 1] for e in broken.errors or [])

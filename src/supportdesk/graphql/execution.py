@@ -16,15 +16,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
+    BREAK,
+    DirectiveNode,
+    DocumentNode,
     GraphQLLeafType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     Undefined,
+    VariableNode,
+    Visitor,
     is_leaf_type,
+    visit,
 )
-from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
+from graphql.execution.collect_fields import CollectedFields, FieldDetailsList, GroupedFieldSet
 from graphql.pyutils import Path, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
@@ -100,15 +106,23 @@ Plan = tuple[_Step, ...] | None  # None: no shortcut applies, graphql-core runs 
 
 
 class DocumentPlans:
-    """The plans of one document's selection sets, kept with the parsed document so that
-    every request of that document shares them. A selection set is known by its parent type
-    and the identity of its field nodes (stable while the document lives); @skip and
-    @include can make several sets of one, so the number kept is bounded."""
+    """What one cached document's requests share, kept with the parsed document (whose
+    nodes, and so their identities, live as long as it does):
+
+    - the plan of each selection set, known by its parent type and its field nodes;
+    - when no directive of the document reads a variable, the sub-fields each field
+      selects (graphql-core collects them again on every request, merging fragments).
+
+    @skip and @include can make several sets of one selection, so the number kept is
+    bounded."""
 
     LIMIT = 256
 
-    def __init__(self) -> None:
+    def __init__(self, document: DocumentNode) -> None:
         self._plans: dict[tuple[str, tuple[int, ...]], Plan] = {}
+        self.subfields: dict[tuple[str, tuple[int, ...]], CollectedFields] | None = (
+            None if _directives_read_variables(document) else {}
+        )
 
     def plan(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> Plan:
         key = (
@@ -117,24 +131,43 @@ class DocumentPlans:
         )
         if key in self._plans:
             return self._plans[key]
-        steps = tuple(
-            _step(parent_type, name, details) for name, details in grouped_field_set.items()
-        )
-        plan = steps if any(not isinstance(step, _Other) for step in steps) else None
+        plan = _plan_of(parent_type, grouped_field_set)
         if len(self._plans) < self.LIMIT:
             self._plans[key] = plan
         return plan
 
 
-class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
-    """Runs a document with the shortcut; `for_document` gives the class to run one
-    cached document with, sharing its plans across requests."""
+def _plan_of(parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> Plan:
+    steps = tuple(_step(parent_type, name, details) for name, details in grouped_field_set.items())
+    return steps if any(not isinstance(step, _Other) for step in steps) else None
 
-    document_plans = DocumentPlans()
+
+class _VariablesInDirectives(Visitor):
+    found = False
+
+    def enter_directive(self, node: DirectiveNode, *_args: Any) -> Any:
+        if any(isinstance(argument.value, VariableNode) for argument in node.arguments or ()):
+            self.found = True
+            return BREAK
+        return None
+
+
+def _directives_read_variables(document: DocumentNode) -> bool:
+    visitor = _VariablesInDirectives()
+    visit(document, visitor)
+    return visitor.found
+
+
+class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
+    """Runs a document with the shortcut. `for_document` gives the class to run one cached
+    document with, which shares what it can across that document's requests."""
+
+    document_plans: DocumentPlans | None = None
 
     @classmethod
-    def for_document(cls) -> type[ExecutionContext]:
-        return type("DocumentExecutionContext", (cls,), {"document_plans": DocumentPlans()})
+    def for_document(cls, document: DocumentNode) -> type[ExecutionContext]:
+        shared = DocumentPlans(document)
+        return type("DocumentExecutionContext", (cls,), {"document_plans": shared})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -145,9 +178,34 @@ class ExecutionContext(StrawberryGraphQLCoreExecutionContext):
         cached = self._plans.get(id(grouped_field_set))
         if cached is not None:
             return cached[1]
-        plan = self.document_plans.plan(parent_type, grouped_field_set)
+        shared = self.document_plans
+        plan = (
+            shared.plan(parent_type, grouped_field_set)
+            if shared is not None
+            else _plan_of(parent_type, grouped_field_set)
+        )
         self._plans[id(grouped_field_set)] = (grouped_field_set, plan)
         return plan
+
+    def collect_subfields(
+        self, return_type: GraphQLObjectType, field_details_list: FieldDetailsList
+    ) -> CollectedFields:
+        """graphql-core's, remembered across the document's requests when it can be."""
+        shared = self.document_plans.subfields if self.document_plans is not None else None
+        if shared is None:
+            return super().collect_subfields(return_type, field_details_list)
+        memo = self._relevant_sub_fields  # graphql-core's per-request memo
+        cached = memo.get((return_type, id(field_details_list)))
+        if cached is not None:
+            return cached[1]
+        key = (return_type.name, tuple(id(details.node) for details in field_details_list))
+        collected = shared.get(key)
+        if collected is None:
+            collected = super().collect_subfields(return_type, field_details_list)
+            if len(shared) < DocumentPlans.LIMIT:
+                shared[key] = collected
+        memo[(return_type, id(field_details_list))] = (field_details_list, collected)
+        return collected
 
     def execute_fields(
         self,

@@ -202,7 +202,7 @@ class Executor:
             for d in document.definitions
             if isinstance(d, OperationDefinitionNode)
         }
-        return Prepared(document, operations, ExecutionContext.for_document())
+        return Prepared(document, operations, ExecutionContext.for_document(document))
 
     def cost(self, operation: Operation, variables: dict[str, Any] | None) -> int:
         """The cost of this request; refuses it, before any resolver runs, when over the limit."""
