@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from supportdesk.http.access_log import AccessRecord
 from tests.conftest import WorkspaceFixture
 from tests.processes import command_env, free_port
 
@@ -58,6 +59,7 @@ def test_each_request_is_logged_once_with_who_what_and_how_long(
     assert line["operation_type"] == "query"
     assert line["cost"] == 1 + 5 * 2
     assert line["status"] == 200
+    assert set(AccessRecord.__slots__) <= set(line)  # every field of the record is logged
     assert line["method"] == "POST" and line["path"] == "/graphql"
     assert 0 < line["duration_ms"] < 30_000
 

@@ -23,6 +23,7 @@ from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import forbidden
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
+from supportdesk.graphql.resolvers import call_resolvers_directly
 from supportdesk.graphql.scalars import DateTime
 
 
@@ -114,6 +115,7 @@ def _guarded(resolve: Any, required: frozenset[str]) -> Any:
             raise forbidden(required, principal.is_legacy)
         return resolve(source, info, **arguments)
 
+    guarded.__wrapped__ = resolve  # type: ignore[attr-defined]
     return guarded
 
 
@@ -142,5 +144,6 @@ def build_schema() -> strawberry.Schema:
         types=[MachineUser, ApiKey, AuditEvent, Issue, Message, Contact, Account, Article],
         config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )
+    call_resolvers_directly(schema)
     apply_permissions(schema._schema)
     return schema

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -64,7 +64,11 @@ class AccessLogMiddleware:
                         "request_id": scope["state"].get("request_id"),
                         "method": scope["method"],
                         "path": scope["path"],
-                        **asdict(record),
+                        "key_prefix": record.key_prefix,
+                        "workspace": record.workspace,
+                        "operation": record.operation,
+                        "operation_type": record.operation_type,
+                        "cost": record.cost,
                         "status": status,
                         "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                     }
