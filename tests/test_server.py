@@ -1,11 +1,23 @@
-"""`supportdesk serve`'s sizing: the worker count and the database connections it may open."""
+"""`supportdesk serve`'s sizing (the worker count and the database connections it may
+open) and the application it runs in each worker."""
 
 from __future__ import annotations
 
+import gc
 import os
+from pathlib import Path
+
+import pytest
+from starlette.applications import Starlette
 
 from supportdesk.config import Settings
-from supportdesk.server import connection_budget_warning, connections_per_worker, default_workers
+from supportdesk.server import (
+    GC_YOUNG_THRESHOLD,
+    connection_budget_warning,
+    connections_per_worker,
+    default_workers,
+    served_app,
+)
 
 
 def test_the_default_worker_count_is_the_cores_this_process_may_use() -> None:
@@ -38,3 +50,19 @@ def test_serve_says_when_it_cannot_read_the_limit() -> None:
 
 def test_sqlite_needs_no_connection_budget() -> None:
     assert connection_budget_warning(Settings(database_url="sqlite:///x.db"), workers=64) is None
+
+
+def test_served_app_freezes_start_up_objects_and_collects_young_ones_less_often(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUPPORTDESK_DATABASE_URL", f"sqlite:///{tmp_path / 'served.db'}")
+    threshold = gc.get_threshold()
+    try:
+        app = served_app()
+
+        assert isinstance(app, Starlette)
+        assert gc.get_freeze_count() > 10_000  # the schema, the metadata, the modules
+        assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)

@@ -10,6 +10,7 @@ request time-out), then closes.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import logging.config
 import multiprocessing
@@ -24,7 +25,7 @@ from typing import Any
 
 from supportdesk.config import Settings
 
-APP = "supportdesk.app:create_app"
+APP = "supportdesk.server:served_app"
 # uvicorn's exit code for a worker that failed before serving (bad settings, port taken).
 STARTUP_FAILURE = 3
 logger = logging.getLogger("supportdesk.server")
@@ -32,6 +33,28 @@ logger = logging.getLogger("supportdesk.server")
 
 # Beyond the request time-out: time to write the answer and close the pools.
 SHUTDOWN_MARGIN_SECONDS = 5.0
+
+
+# Young objects collected every this many allocations (CPython's default is 700).
+GC_YOUNG_THRESHOLD = 50_000
+
+
+def served_app() -> Any:
+    """The application as `serve` runs it, in each worker.
+
+    The objects made at start-up (the schema, the table metadata, the imported modules)
+    live as long as the worker: frozen, the cyclic garbage collector stops walking them on
+    every full collection, and collecting young objects less often leaves it less to do
+    per request. Measured on the `issues(first: 50)` read, about a tenth fewer
+    instructions (README, Speed)."""
+    from supportdesk.app import create_app
+
+    app = create_app()
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+    return app
 
 
 def default_workers() -> int:
