@@ -15,7 +15,8 @@ import uvicorn
 from bench import report
 from bench.floor import FloorApp
 from bench.load import Measurement
-from bench.run import Options, prepare, scenarios_for, verify
+from bench.run import Options, in_turn, prepare, scenarios_for, verify
+from bench.scenarios import Scenario
 from bench.seed import Plan, WorkspaceSpec
 
 from tests.servers import RunningServer
@@ -113,3 +114,19 @@ def test_the_report_pairs_runs_by_round_and_takes_medians() -> None:
     assert summary["floor"]["vs_floor"] == 1
     table = report.table({"summary": {"sqlite": {"issue": summary}}, "growth": {}})
     assert "0.25×" in table
+
+
+def test_each_round_starts_the_growth_curves_from_another_point() -> None:
+    scenarios = [
+        Scenario("issue", "issue", "operations"),
+        Scenario("apiInfo", "apiInfo", "operations"),
+        Scenario("workspace-1k", "1k", "workspaces"),
+        Scenario("workspace-10k", "10k", "workspaces"),
+        Scenario("workspace-100k", "100k", "workspaces"),
+    ]
+
+    rounds = [[s.key for s in in_turn(scenarios, round_)] for round_ in range(3)]
+
+    assert all(keys[:2] == ["issue", "apiInfo"] for keys in rounds)
+    assert [keys[2] for keys in rounds] == ["workspace-1k", "workspace-10k", "workspace-100k"]
+    assert all(sorted(keys) == sorted(rounds[0]) for keys in rounds)
