@@ -42,3 +42,21 @@ def subfield_arguments(info: Info, type_name: str, field_name: str) -> dict[str,
                 arguments[argument.name.value] = value
             return arguments
     return None
+
+
+def selects(info: Info, *path: str) -> bool:
+    """Whether the query selects `path` (field names, e.g. "edges", "node", "requester")
+    directly under the field being resolved: no fragment or directive on the way."""
+    nodes: list[FieldNode] = list(info._raw_info.field_nodes)
+    for name in path:
+        nodes = [
+            selection
+            for node in nodes
+            for selection in (node.selection_set.selections if node.selection_set else ())
+            if isinstance(selection, FieldNode)
+            and selection.name.value == name
+            and not selection.directives
+        ]
+        if not nodes:
+            return False
+    return True

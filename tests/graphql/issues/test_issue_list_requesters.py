@@ -1,0 +1,71 @@
+"""`issues` reads the requesters with the list when the query asks for them plainly; asked
+through a fragment or under a directive, each comes through the loader. Both answer the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.client import GraphQLClient
+from tests.conftest import WorkspaceFixture
+from tests.graphql.issues.helpers import new_issue
+
+FIELDS = "id subject requester { id email name }"
+PLAIN = f"query {{ issues(first: 10) {{ edges {{ node {{ {FIELDS} }} }} }} }}"
+THROUGH_FRAGMENT = (
+    "query { issues(first: 10) { edges { node { ...Row } } } }"
+    f" fragment Row on Issue {{ {FIELDS} }}"
+)
+UNDER_DIRECTIVE = (
+    "query { issues(first: 10) { edges { node {"
+    " id subject requester @include(if: true) { id email name } } } } }"
+)
+
+
+def rows(api: GraphQLClient, query: str) -> list[dict[str, Any]]:
+    return [edge["node"] for edge in api.ok(query)["issues"]["edges"]]
+
+
+def test_both_paths_answer_the_same_requesters(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    for index in range(4):  # two requesters, two issues each
+        new_issue(api, requesterEmail=f"asker{index % 2}@example.com", subject=f"issue {index}")
+
+    plain = rows(api, PLAIN)
+
+    assert rows(api, THROUGH_FRAGMENT) == plain
+    assert rows(api, UNDER_DIRECTIVE) == plain
+    assert [row["requester"]["email"] for row in plain] == [
+        "asker0@example.com",
+        "asker1@example.com",
+    ] * 2
+
+
+def test_the_list_with_its_requesters_is_two_statements_after_the_key(
+    workspace: WorkspaceFixture,
+) -> None:
+    api = workspace.client()
+    for index in range(3):
+        new_issue(api, requesterEmail=f"p{index}@example.com")
+    counter = workspace.server.statements
+    api.ok(PLAIN)  # warm: the key's last-used write
+    counter.reset()
+
+    api.ok(PLAIN)
+
+    assert counter.count == 3  # the key, the issues, their requesters
+
+
+def test_without_contacts_read_the_requesters_are_refused_and_not_read(
+    workspace: WorkspaceFixture,
+) -> None:
+    new_issue(workspace.client())
+    api = workspace.client(workspace.create_key(["issues:read"]))
+    counter = workspace.server.statements
+    api(PLAIN)  # warm: the key's last-used write
+    counter.reset()
+
+    answer = api(PLAIN)
+
+    assert {error["extensions"]["code"] for error in answer.errors} == {"FORBIDDEN"}
+    assert all(edge["node"]["requester"] is None for edge in answer.data["issues"]["edges"])
+    assert counter.count == 2  # the key and the issues: no contacts
