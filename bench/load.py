@@ -83,6 +83,13 @@ class Driver:
         self.script = self.folder / "bodies.lua"
         self.script.write_text(LUA)
 
+    def _database_cpu(self) -> dict[int, float]:
+        """CPU seconds of each PostgreSQL process now. Compared per process: a backend that
+        starts during a run counts from zero, and one that ends is not subtracted."""
+        if not self.count_postgres:
+            return {}
+        return {pid: cpu_seconds([pid]) for pid in postgres_pids()}
+
     def _files(self, requests: Requests) -> tuple[Path, Path]:
         headers = self.folder / "headers.txt"
         bodies = self.folder / "bodies.txt"
@@ -115,10 +122,11 @@ class Driver:
             str(bodies),
         ]
         pids = server.pids()
-        database = postgres_pids() if self.count_postgres else []
-        cpu_before, db_before = cpu_seconds(pids), cpu_seconds(database)
+        db_before = self._database_cpu()
+        cpu_before = cpu_seconds(pids)
         finished = subprocess.run(command, capture_output=True, text=True, timeout=duration + 60)
-        cpu_after, db_after = cpu_seconds(pids), cpu_seconds(database)
+        cpu_after = cpu_seconds(pids)
+        db_used = sum(used - db_before.get(pid, 0.0) for pid, used in self._database_cpu().items())
         if finished.returncode != 0:
             raise RuntimeError(f"wrk failed: {finished.stderr or finished.stdout}")
         summary = json.loads(finished.stdout.strip().splitlines()[-1])
@@ -135,5 +143,5 @@ class Driver:
             p99_ms=summary["p99_us"] / 1000,
             errors=summary["non2xx"] + summary["socket_errors"],
             cpu_us_per_request=(cpu_after - cpu_before) * 1e6 / done,
-            db_cpu_us_per_request=(db_after - db_before) * 1e6 / done if database else None,
+            db_cpu_us_per_request=db_used * 1e6 / done if self.count_postgres else None,
         )
