@@ -1,12 +1,17 @@
-"""graphql-core's execution, with a shortcut for plain leaf fields.
+"""graphql-core's execution, with a shortcut for plain fields.
 
-Most fields of an answer are scalars read straight off an object (`subject`, `createdAt`,
-each message's `body`). For those, graphql-core still builds a path, a resolve-info object
-and walks the generic completion for every field of every list item; that bookkeeping is
-most of the CPU an answer with a long thread costs. Here such a field is read and coerced
-directly. Anything else (resolvers, guarded fields, objects, lists, `__typename`), and any
-leaf whose value is missing, null where it may not be, or refused by its scalar, takes
-graphql-core's own path, so errors, their paths and null propagation are unchanged.
+Most of an answer is plain fields read straight off an object: scalars (`subject`, each
+message's `body`), objects (`edge.node`) and lists of objects (`edges`). For each of them,
+graphql-core builds a path and a resolve-info object and walks its generic completion, for
+every field of every list item; that bookkeeping was most of the CPU an answer with a long
+thread cost. Here such fields are read and completed directly. Anything else (a resolver, a
+guarded field, an interface, `__typename`), and any value that is missing, null where it may
+not be, refused by its scalar or of the wrong type, takes graphql-core's own path, so the
+answer, its errors and their paths, and null propagation are unchanged.
+
+What does not change between requests of one cached document is worked out once and kept
+with it (`DocumentPlans`): which fields take the shortcut, and (when no directive reads a
+variable) the sub-fields each selection collects.
 """
 
 from __future__ import annotations
