@@ -10,6 +10,7 @@ from typing import Any
 
 import strawberry
 from graphql import ExecutionResult, execute, parse
+from strawberry import relay
 from strawberry.extensions import FieldExtension
 
 from supportdesk.graphql.resolvers import call_resolvers_directly
@@ -67,8 +68,17 @@ class Query:
     def pet(self, pet_name: str = "Rex") -> Pet:
         return Pet(name=pet_name)
 
+    @strawberry.field
+    def gid(self, id: relay.GlobalID) -> str:  # Strawberry converts it
+        return f"{type(id).__name__} {id.node_id}"
+
+    @strawberry.field
+    def maybe(self, name: strawberry.Maybe[str] = None) -> str:  # Strawberry wraps it
+        return repr(name)
+
 
 QUERY = """query($id: ID) {
+  gid(id: "UGV0OjE=") maybe(name: "x")
   pet(petName: "Fido") {
     greeting(firstWord: "Hi", times: 2) plain: greeting
     later(maybeId: $id) parented toned(tone: CALM) worded(words: {text: "w"}) shouted
@@ -96,6 +106,8 @@ def test_direct_calls_answer_as_strawberry_does() -> None:
         assert answer(direct, variables) == expected
     assert changed == 4  # pet, greeting, later, parented
     assert answer(direct, {"id": "p1"}).data == {
+        "gid": "GlobalID 1",
+        "maybe": "Some('x')",
         "pet": {
             "greeting": "Hi Fido (greeting) Hi Fido (greeting)",
             "plain": "Hello Fido (greeting)",
@@ -104,7 +116,7 @@ def test_direct_calls_answer_as_strawberry_does() -> None:
             "toned": "calm",
             "worded": "w",
             "shouted": "FIDO",
-        }
+        },
     }
 
 

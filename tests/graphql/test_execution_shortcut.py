@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import strawberry
 from graphql import ExecutionResult, execute, parse
+from strawberry.permission import BasePermission
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from supportdesk.graphql.execution import ExecutionContext
@@ -27,6 +28,13 @@ class Leaf(Thing):
     note: str | None
 
 
+class Deny(BasePermission):
+    message = "denied"
+
+    def has_permission(self, source: Any, info: strawberry.Info, **kwargs: Any) -> bool:
+        return False
+
+
 @strawberry.type
 class Twig:
     """No interface, so no type check: a null item must still be caught."""
@@ -42,6 +50,8 @@ class Branch:
     maybe_leaves: list[Leaf] | None
     loose_leaves: list[Leaf | None]
     twigs: list[Twig]
+    # A plain field with a permission class: the shortcut must leave it to Strawberry.
+    guarded: str | None = strawberry.field(default="top secret", permission_classes=[Deny])
 
     @strawberry.field
     async def later(self) -> Leaf | None:
@@ -115,6 +125,7 @@ query Everything($skip: Boolean!) {
     maybeLeaves { id label }
     looseLeaves { id }
     twigs { length }
+    guarded
     later { label note }
     broken
   }
@@ -199,7 +210,12 @@ def test_the_cases_reach_errors_and_null_propagation() -> None:
 
     assert plain.data is not None and plain.data["tree"]["leaves"][2]["label"] == "leaf 2"
     assert plain.data["tree"]["later"] == {"label": "leaf 1", "note": None}
-    assert {(e.path or [])[-1] for e in plain.errors or []} == {"broken", "strictBroken"}
+    assert {(e.path or [])[-1] for e in plain.errors or []} == {
+        "broken",
+        "strictBroken",
+        "guarded",
+    }
+    assert plain.data["tree"]["guarded"] is None
     assert plain.data["maybeTree"] is None  # strictBroken nulled its parent
     assert broken.data is None  # a null in a non-null list of a non-null tree
     assert any(e.path == ["tree", "leaves", 1] for e in broken.errors or [])

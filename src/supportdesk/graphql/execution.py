@@ -89,6 +89,7 @@ def _step(
     if (
         not getattr(field.resolve, "_is_default", False)
         or definition is None
+        or definition.extensions  # e.g. permission classes: they must run
         or definition.default_resolver is not getattr
     ):
         return other
@@ -346,6 +347,9 @@ async def _gather_fields(results: dict[str, Any], awaitable_fields: list[str]) -
 
 
 async def _gather_items(completed: list[Any], pending: list[int]) -> list[Any]:
+    if len(pending) == 1:  # as graphql-core does: no gathering for one
+        completed[pending[0]] = await completed[pending[0]]
+        return completed
     values = await gather_with_cancel(*(completed[index] for index in pending))
     for index, value in zip(pending, values, strict=True):
         completed[index] = value

@@ -4,8 +4,8 @@ Strawberry wraps every resolver in two coroutines and a chain of field extension
 converts each argument into its Python type. For a resolver with no field extensions whose
 arguments are all scalars, that conversion is the identity and the chain is empty: all that
 remains is renaming the arguments and passing `self` and `info`. Those resolvers are called
-straight; any other keeps Strawberry's wrapper. (The schema has no exception handlers,
-which would also need the wrapper.)
+straight; any other keeps Strawberry's wrapper, as does every resolver of a schema with
+exception handlers.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLObjectType, GraphQLResolveInfo
+from strawberry.relay import GlobalID
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema_converter import GraphQLCoreConverter
-from strawberry.types.base import StrawberryOptional
+from strawberry.types.base import StrawberryMaybe, StrawberryOptional
 from strawberry.types.field import StrawberryField
 
 _SCALARS = (str, int, float, bool, strawberry.ID)
@@ -24,8 +25,11 @@ _SCALARS = (str, int, float, bool, strawberry.ID)
 
 def call_resolvers_directly(schema: strawberry.Schema) -> int:
     """Swap in direct calls where they are equivalent; returns how many fields changed."""
+    if schema.schema_converter.exception_handlers:
+        return 0  # handlers run inside Strawberry's wrapper
     changed = 0
-    scalars = set(_SCALARS) | set(schema.schema_converter.scalar_registry)
+    # Strawberry converts a GlobalID argument (and wraps a Maybe one); those keep its wrapper.
+    scalars = (set(_SCALARS) | set(schema.schema_converter.scalar_registry)) - {GlobalID}
     for graphql_type in schema._schema.type_map.values():
         if not isinstance(graphql_type, GraphQLObjectType) or graphql_type.name.startswith("__"):
             continue
@@ -42,6 +46,8 @@ def _plain(field: StrawberryField, scalars: set[Any]) -> bool:
         return False
     for argument in field.arguments:
         argument_type = argument.type
+        if isinstance(argument_type, StrawberryMaybe):
+            return False
         if isinstance(argument_type, StrawberryOptional):
             argument_type = argument_type.of_type
         if argument_type not in scalars:
