@@ -9,7 +9,7 @@ PORT ?= 8000
 WORKSPACE ?= Demo
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test lint format install schema chromium clean audit bench bench-quick bench-profile
+.PHONY: run test lint format install schema chromium clean audit bench bench-quick bench-profile bench-instructions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,10 @@ bench-quick: $(BENCH_STAMP)
 # Where the CPU goes for `issue` and `createIssue` on PostgreSQL (py-spy).
 bench-profile: $(BENCH_STAMP)
 	$(BIN)/python -m bench profile
+
+# Instructions per request under callgrind (valgrind): repeatable where timings are not.
+bench-instructions: $(BENCH_STAMP)
+	$(BIN)/python -m bench instructions $(if $(ONLY),--only $(ONLY))
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache tools/node_modules

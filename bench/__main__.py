@@ -1,4 +1,5 @@
-"""`python -m bench [--quick] [--backend sqlite|postgresql] ...` and `python -m bench profile`."""
+"""`python -m bench [--quick] [--backend sqlite|postgresql] ...`, `python -m bench profile` and
+`python -m bench instructions [--only issue,...]`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from bench.run import Options, run
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("command", nargs="?", default="run", choices=["run", "profile"])
+    parser.add_argument(
+        "command", nargs="?", default="run", choices=["run", "profile", "instructions"]
+    )
     parser.add_argument("--quick", action="store_true", help="short runs, no 100k workspace")
     parser.add_argument(
         "--backend", action="append", choices=["sqlite", "postgresql"], help="repeatable"
@@ -47,6 +50,11 @@ def options_of(args: argparse.Namespace) -> Options:
 def main(argv: list[str]) -> int:
     args = parse(argv)
     options = options_of(args)
+    if args.command == "instructions":
+        from bench.instructions import instructions
+
+        instructions(options)
+        return 0
     if args.command == "profile":
         from bench.profile import profile
 

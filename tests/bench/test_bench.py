@@ -4,11 +4,16 @@ serve the floor beside the test server, and send every scenario once to both (no
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import uvicorn
@@ -18,6 +23,7 @@ from bench.load import Measurement
 from bench.run import Options, in_turn, prepare, scenarios_for, verify
 from bench.scenarios import Scenario
 from bench.seed import Plan, WorkspaceSpec
+from bench.servers import ROOT, bench_env
 
 from tests.servers import RunningServer
 
@@ -130,3 +136,36 @@ def test_each_round_starts_the_growth_curves_from_another_point() -> None:
     assert all(keys[:2] == ["issue", "apiInfo"] for keys in rounds)
     assert [keys[2] for keys in rounds] == ["workspace-1k", "workspace-10k", "workspace-100k"]
     assert all(sorted(keys) == sorted(rounds[0]) for keys in rounds)
+
+
+def test_the_instruction_counts_driver_answers_every_request(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """What callgrind runs (`python -m bench.instructions FILE N`), here without valgrind."""
+    options = replace(Options(), plan=TINY, postgraphile=False)
+    load = asyncio.run(prepare(server.backend, server.database_url, options))
+    for scenario in scenarios_for(load, options):
+        if scenario.key not in ("issue", "createIssue"):
+            continue
+        ours = scenario.servers["ours"]
+        spec = tmp_path / f"{scenario.key}.json"
+        spec.write_text(
+            json.dumps(
+                {
+                    "url": server.database_url,
+                    "headers": [(k.lower(), v) for k, v in ours.headers.items()],
+                    "bodies": [body.decode() for body in ours.bodies],
+                }
+            )
+        )
+
+        finished = subprocess.run(
+            [sys.executable, "-m", "bench.instructions", str(spec), "3"],
+            cwd=ROOT,
+            env={**os.environ, **bench_env()},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+        assert finished.returncode == 0, finished.stderr[-2000:]
