@@ -82,8 +82,7 @@ class Issue(Node):
         return cast(Contact | None, self._load_requester(info))
 
     async def _load_requester(self, info: Info) -> Contact | None:
-        contact = await info.context.loaders.contact.load(self.requester_id)
-        return Contact.of(contact) if contact else None
+        return _contact_or_none(await info.context.loaders.contact.load(self.requester_id))
 
     @classmethod
     def of(cls, issue: issues.Issue, requester: Contact | _NotLoaded | None = NOT_LOADED) -> Issue:
