@@ -115,7 +115,7 @@ class ApiKeyMutations:
                 name=input.name,
                 scopes=input.scopes,
                 expires_at=input.expires_at,
-                granter_scopes=context.principal.scopes,
+                granter=api_keys.Granter(context.principal.scopes, context.principal.expires_at),
             )
             return {"api_key": ApiKey.of(created.api_key, context.now), "secret": created.secret}
 

@@ -192,3 +192,66 @@ def test_creating_needs_api_keys_manage(workspace: WorkspaceFixture, owner: str)
         "code": "FORBIDDEN",
         "requiredScopes": ["api_keys:manage"],
     }
+
+
+def _expiring_admin_key(api: GraphQLClient, owner: str, expires_at: datetime) -> str:
+    payload = create(
+        api,
+        machineUserId=owner,
+        name="expiring admin",
+        scopes=["api_keys:manage", "issues:read"],
+        expiresAt=expires_at.isoformat(),
+    )
+    return str(payload["secret"])
+
+
+def test_a_key_that_expires_gives_its_expiry_to_the_keys_it_makes(
+    api: GraphQLClient, owner: str, workspace: WorkspaceFixture
+) -> None:
+    in_an_hour = (datetime.now(UTC) + timedelta(hours=1)).replace(microsecond=0)
+    expiring = workspace.client(_expiring_admin_key(api, owner, in_an_hour))
+
+    payload = create(expiring, machineUserId=owner, name="child", scopes=["issues:read"])
+
+    assert payload["error"] is None
+    assert payload["apiKey"]["expiresAt"] == in_an_hour.isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"
+    )
+
+
+def test_a_key_cannot_make_a_key_that_outlives_it(
+    api: GraphQLClient, owner: str, workspace: WorkspaceFixture
+) -> None:
+    in_an_hour = datetime.now(UTC) + timedelta(hours=1)
+    expiring = workspace.client(_expiring_admin_key(api, owner, in_an_hour))
+    later = (in_an_hour + timedelta(days=1)).isoformat()
+
+    payload = create(
+        expiring, machineUserId=owner, name="child", scopes=["issues:read"], expiresAt=later
+    )
+    keys = expiring.ok("{ apiKeys(first: 100) { edges { node { name } } } }")["apiKeys"]
+
+    assert payload["apiKey"] is None and payload["secret"] is None
+    assert payload["error"]["code"] == "VALIDATION_FAILED"
+    assert payload["error"]["fields"] == [{"field": "expiresAt", "code": "INVALID"}]
+    assert "outlive" in payload["error"]["message"]
+    assert "child" not in [edge["node"]["name"] for edge in keys["edges"]]
+
+
+def test_an_earlier_expiry_than_the_granters_is_kept(
+    api: GraphQLClient, owner: str, workspace: WorkspaceFixture
+) -> None:
+    in_a_day = datetime.now(UTC) + timedelta(days=1)
+    expiring = workspace.client(_expiring_admin_key(api, owner, in_a_day))
+    in_an_hour = (datetime.now(UTC) + timedelta(hours=1)).replace(microsecond=0)
+
+    payload = create(
+        expiring,
+        machineUserId=owner,
+        name="child",
+        scopes=["issues:read"],
+        expiresAt=in_an_hour.isoformat(),
+    )
+
+    assert payload["error"] is None
+    assert payload["apiKey"]["expiresAt"].startswith(in_an_hour.strftime("%Y-%m-%dT%H:%M:%S"))

@@ -3,6 +3,7 @@
 from supportdesk.domain.api_keys.service import (
     ApiKey,
     CreatedKey,
+    Granter,
     count_api_keys,
     create_api_key,
     get_api_keys,
@@ -14,6 +15,7 @@ from supportdesk.domain.api_keys.service import (
 __all__ = [
     "ApiKey",
     "CreatedKey",
+    "Granter",
     "count_api_keys",
     "create_api_key",
     "get_api_keys",

@@ -17,7 +17,7 @@ from supportdesk.db.tables import api_keys, machine_users
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
 from supportdesk.domain.counting import count_rows
-from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.validation import Validator
@@ -43,6 +43,15 @@ class ApiKey:
         if self.expires_at is not None and self.expires_at <= at:
             return "expired"
         return "active"
+
+
+@dataclass(frozen=True, slots=True)
+class Granter:
+    """The key that asks for a new key: it can pass on no more than it has, neither a
+    scope it lacks nor a life beyond its own expiry."""
+
+    scopes: frozenset[str]
+    expires_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +84,7 @@ def _from_row(row: RowMapping) -> ApiKey:
 
 
 def _checked_scopes(
-    requested: Iterable[str] | None, granter_scopes: frozenset[str] | None, check: Validator
+    requested: Iterable[str] | None, granter: Granter | None, check: Validator
 ) -> tuple[str, ...]:
     scopes = normalise_scopes(requested or ())
     if not scopes:
@@ -84,14 +93,30 @@ def _checked_scopes(
     unknown = unknown_scopes(scopes)
     if unknown:
         raise DomainError(ErrorCode.UNKNOWN_SCOPE, f"Unknown scopes: {', '.join(unknown)}.")
-    if granter_scopes is not None:
-        beyond = sorted(set(scopes) - granter_scopes)
+    if granter is not None:
+        beyond = sorted(set(scopes) - granter.scopes)
         if beyond:
             raise DomainError(
                 ErrorCode.SCOPE_ESCALATION,
                 f"A key can only grant scopes it holds itself; missing: {', '.join(beyond)}.",
             )
     return scopes
+
+
+def _capped_expiry(expires_at: datetime | None, granter: Granter | None) -> datetime | None:
+    limit = granter.expires_at if granter is not None else None
+    if limit is None:
+        return expires_at
+    if expires_at is None:
+        return limit
+    if expires_at > limit:
+        raise DomainError(
+            ErrorCode.VALIDATION_FAILED,
+            "`expiresAt` is later than the expiry of the key making it"
+            f" ({limit.isoformat()}); a key cannot outlive the key that made it.",
+            [FieldError("expiresAt", FieldCode.INVALID)],
+        )
+    return expires_at
 
 
 async def insert_api_key(
@@ -145,20 +170,22 @@ async def create_api_key(
     name: str | None,
     scopes: Iterable[str] | None,
     expires_at: datetime | None = None,
-    granter_scopes: frozenset[str] | None = None,
+    granter: Granter | None = None,
     legacy: bool = False,
 ) -> CreatedKey:
     """Make a key for a machine user of the workspace.
 
-    `granter_scopes` are the scopes of the key asking (None for an org admin or the CLI):
-    a key can grant only what it holds. Legacy keys always get `issues:create` alone.
+    `granter` is the key asking (None for an org admin or the CLI): a key can grant only
+    the scopes it holds, and a key that expires makes keys that expire no later (without
+    an `expires_at`, the new key gets the granter's). Legacy keys get `issues:create` alone.
     """
     check = Validator()
     clean_name = check.text("name", name, 100, required=True)
     if expires_at is not None and expires_at <= now():
         check.fail("expiresAt", FieldCode.INVALID)
     check.check()
-    granted = LEGACY_SCOPES if legacy else _checked_scopes(scopes, granter_scopes, check)
+    expires_at = _capped_expiry(expires_at, granter)
+    granted = LEGACY_SCOPES if legacy else _checked_scopes(scopes, granter, check)
     assert clean_name is not None
     if not is_id_of(machine_user_id, "MachineUser"):
         raise not_found("Machine user")
