@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -11,7 +12,9 @@ import pytest
 from supportdesk.auth.keys import checksum, generate_secret
 from tests import factories
 from tests.client import Answer, GraphQLClient
-from tests.conftest import WorkspaceFixture
+from tests.conftest import WorkspaceFixture, make_workspace
+from tests.http.raw import exchange
+from tests.http.test_rate_limits import fresh_address
 from tests.servers import RunningServer
 
 
@@ -20,6 +23,23 @@ def post(server: RunningServer, headers: dict[str, str]) -> Answer:
         f"{server.base_url}/graphql", json={"query": "{ apiInfo }"}, headers=headers, timeout=30
     )
     return Answer(response.status_code, response.json(), response.headers)
+
+
+def post_raw(server: RunningServer, headers: list[tuple[str, str]]) -> Answer:
+    """POST `{ apiInfo }` with exactly these header lines, repeated names included (an HTTP
+    client library folds or refuses them)."""
+    body = b'{"query": "{ apiInfo }"}'
+    head = "".join(f"{name}: {value}\n" for name, value in headers)
+    status, text = exchange(
+        server.port,
+        "POST /graphql HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/json\n"
+        f"Content-Length: {len(body)}\nConnection: close\n{head}",
+        [body],
+    )
+    raw_head, _, raw_body = text.partition("\r\n\r\n")
+    lines = [line.partition(":") for line in raw_head.split("\r\n")[1:]]
+    answer_headers = httpx.Headers([(name, value.strip()) for name, _, value in lines])
+    return Answer(status, json.loads(raw_body), answer_headers)
 
 
 def assert_unauthenticated(answer: Answer, reason: str) -> None:
@@ -118,3 +138,40 @@ def test_authentication_comes_before_the_document_is_read(server: RunningServer)
 
     assert response.status_code == 401
     assert response.json()["errors"][0]["extensions"]["reason"] == "missing"
+
+
+@pytest.mark.parametrize("other", ["the same key", "another key", "an empty value"])
+def test_two_authorization_headers_are_malformed_in_either_order(
+    workspace: WorkspaceFixture, other: str
+) -> None:
+    # The first used to win: a proxy that reads the other one disagrees about who is calling.
+    key = f"Bearer {workspace.key}"
+    second = {
+        "the same key": key,
+        "another key": f"Bearer {generate_secret()}",
+        "an empty value": "",
+    }[other]
+
+    key_first = post_raw(workspace.server, [("Authorization", key), ("Authorization", second)])
+    key_last = post_raw(workspace.server, [("Authorization", second), ("Authorization", key)])
+    key_alone = post_raw(workspace.server, [("Authorization", key)])
+
+    assert_unauthenticated(key_first, "malformed")
+    assert_unauthenticated(key_last, "malformed")
+    assert key_alone.status == 200, key_alone.body
+
+
+def test_two_authorization_headers_count_as_a_failed_authentication(
+    throttled_server: RunningServer,
+) -> None:
+    limit = throttled_server.settings.failed_auth_per_minute
+    key = make_workspace(throttled_server).key
+    address = ("X-Forwarded-For", fresh_address())
+    twice = [("Authorization", f"Bearer {key}"), ("Authorization", f"Bearer {generate_secret()}")]
+
+    answers = [post_raw(throttled_server, [address, *twice]) for _ in range(limit + 1)]
+
+    for refused in answers[:limit]:
+        assert_unauthenticated(refused, "malformed")
+    assert answers[limit].status == 429
+    assert answers[limit].errors[0]["extensions"]["code"] == "RATE_LIMITED"

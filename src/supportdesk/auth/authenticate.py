@@ -8,6 +8,7 @@ revocation or an expiry holds on the very next request in every process.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
@@ -78,11 +79,16 @@ _LOOKUP = (
 assert list(_KeyRow._fields) == [column.name for column in _LOOKUP.selected_columns]
 
 
-def bearer_secret(authorization: str | None) -> str:
-    """The secret in `Authorization: Bearer <secret>`, shape and checksum checked."""
-    if not authorization:
+def bearer_secret(authorization: Sequence[str]) -> str:
+    """The secret in the request's `Authorization: Bearer <secret>` header, shape and
+    checksum checked. `authorization` is every such header the request carries: more than
+    one is malformed, since a proxy that reads another than we do would disagree about who
+    is calling."""
+    if len(authorization) > 1:
+        raise AuthenticationFailed("malformed")
+    if not authorization or not authorization[0]:
         raise AuthenticationFailed("missing")
-    scheme, _, secret = authorization.strip().partition(" ")
+    scheme, _, secret = authorization[0].strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or kind_of_wellformed(secret) is None:
         raise AuthenticationFailed("malformed")
@@ -90,9 +96,10 @@ def bearer_secret(authorization: str | None) -> str:
 
 
 async def authenticate(
-    db: Database, authorization: str | None, at: datetime
+    db: Database, authorization: Sequence[str], at: datetime
 ) -> tuple[Principal, datetime | None]:
-    """The principal of an active key, and when the key was last recorded as used."""
+    """The principal of an active key, and when the key was last recorded as used;
+    `authorization` holds the values of every Authorization header of the request."""
     secret = bearer_secret(authorization)
     rows = await db.rows(_LOOKUP, {"secret_hash": hash_secret(secret)})
     if not rows:

@@ -48,7 +48,7 @@ class Admission:
         moment = now()
         try:
             principal, last_used_at = await authenticate(
-                db, request.headers.get("authorization"), moment
+                db, request.headers.getlist("authorization"), moment
             )
         except AuthenticationFailed as failure:
             await self._count_failure(request)
