@@ -1,7 +1,9 @@
 """One structured line per request on the `supportdesk.access` logger.
 
 The line names the key by its prefix only (never the secret), and the workspace, the
-operation and its cost when the GraphQL endpoint got that far.
+operation and its cost when the GraphQL endpoint got that far. A client that went away
+before its request had arrived whole is logged with status 499 (nginx's "client closed
+request"): nothing was answered, and it is no server error.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger("supportdesk.access")
+
+CLIENT_CLOSED_REQUEST = 499
 
 
 @dataclass(slots=True)
@@ -56,6 +61,9 @@ class AccessLogMiddleware:
 
         try:
             await self.app(scope, receive, send_and_note_status)
+        except ClientDisconnect:
+            # Ends here: raised on, uvicorn would log it at ERROR with a traceback.
+            status = CLIENT_CLOSED_REQUEST
         finally:
             logger.info(
                 "request",

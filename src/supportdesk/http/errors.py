@@ -1,12 +1,14 @@
 """The last line of defence: an exception that escapes a route answers a JSON
 `INTERNAL_SERVER_ERROR` carrying the request id, never a traceback or Starlette's plain-text
-500, and is logged here in full."""
+500, and is logged here in full. A client that went away mid-request is not an error: the
+access log records it (499)."""
 
 from __future__ import annotations
 
 import logging
 
 import orjson
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger("supportdesk.http")
@@ -43,6 +45,8 @@ class ErrorMaskingMiddleware:
 
         try:
             await self.app(scope, receive, send_and_note_start)
+        except ClientDisconnect:
+            raise  # nobody to answer, nothing broken
         except Exception:
             request_id = scope.get("state", {}).get("request_id")
             logger.exception(
