@@ -13,8 +13,27 @@ from typing import Any
 
 import orjson
 
+# A runaway recursion formats into a traceback of over 100 KB; one line of the log should
+# not. The outermost frames say where the request entered, the innermost what failed.
+TRACEBACK_HEAD = 2_000
+TRACEBACK_TAIL = 6_000
+
+
+def short_traceback(text: str) -> str:
+    """The traceback's beginning and end, with what lies between left out and counted."""
+    if len(text) <= TRACEBACK_HEAD + TRACEBACK_TAIL:
+        return text
+    left_out = len(text) - TRACEBACK_HEAD - TRACEBACK_TAIL
+    return (
+        f"{text[:TRACEBACK_HEAD]}\n... {left_out:,} characters left out ...\n"
+        f"{text[-TRACEBACK_TAIL:]}"
+    )
+
 
 class JsonFormatter(logging.Formatter):
+    def formatException(self, ei: Any) -> str:
+        return short_traceback(super().formatException(ei))
+
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
@@ -33,6 +52,9 @@ class JsonFormatter(logging.Formatter):
 
 class PlainFormatter(logging.Formatter):
     """For people at a terminal (SUPPORTDESK_LOG_JSON=false): fields after the message."""
+
+    def formatException(self, ei: Any) -> str:
+        return short_traceback(super().formatException(ei))
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)

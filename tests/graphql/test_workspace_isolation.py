@@ -66,7 +66,9 @@ def ids_in(value: Any) -> set[str]:
 
 
 def test_machine_users_lists_only_its_own(api: GraphQLClient, theirs: Theirs) -> None:
-    page = api.ok("{ machineUsers { totalCount edges { node { id name apiKeys { id } } } } }")
+    page = api.ok(
+        "{ machineUsers { totalCount edges { node { id name apiKeys { edges { node { id } } } } } } }"
+    )
 
     assert page["machineUsers"]["totalCount"] == 1
     assert not {theirs.machine_user_id, theirs.key_id} & ids_in(page)

@@ -15,9 +15,10 @@ from tests.servers import RunningServer
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 
-# 1 + 100 × (edges + node + apiKeys + machineUser) = 401 points per alias.
+# 1 + 100 × (edges + node + apiKeys + 1 × pageInfo) = 401 points per alias.
 PAGE = (
-    "machineUsers(first: {first}) {{ edges {{ node {{ apiKeys {{ machineUser {{ id }} }} }} }} }}"
+    "machineUsers(first: {first}) "
+    "{{ edges {{ node {{ apiKeys(first: 1) {{ pageInfo {{ hasNextPage }} }} }} }} }}"
 )
 
 
@@ -90,7 +91,7 @@ def test_the_cost_of_a_variable_page_size_is_worked_out_per_request(api: GraphQL
 def test_every_answer_reports_its_cost_and_the_limit(api: GraphQLClient) -> None:
     answer = api(
         "{ machineUsers(first: 50) "
-        "{ edges { node { apiKeys { name } } } pageInfo { hasNextPage } } }"
+        "{ edges { node { apiKeys(first: 1) { totalCount } } } pageInfo { hasNextPage } } }"
     )
 
     # 1 + 50 × (edges + node + apiKeys + pageInfo)
@@ -98,8 +99,10 @@ def test_every_answer_reports_its_cost_and_the_limit(api: GraphQLClient) -> None
 
 
 def test_a_query_nested_deeper_than_12_is_refused(api: GraphQLClient) -> None:
-    nested = "machineUser { apiKeys { " * 4 + "id" + " } }" * 4
-    deep = f"{{ machineUsers {{ edges {{ node {{ apiKeys {{ {nested} }} }} }} }} }}"
+    nested = (
+        "apiKeys { edges { node { machineUser { " * 2 + "apiKeys { totalCount }" + " } } } }" * 2
+    )
+    deep = f"{{ machineUsers {{ edges {{ node {{ {nested} }} }} }} }}"
 
     extensions = refusal(api(deep))
 

@@ -2,6 +2,11 @@
 objects, costs 1 (`edges`, `node` and `pageInfo` included), leaves cost 0, and a connection
 multiplies the cost of its selection by its `first` (25 when absent).
 
+Every other list in the schema has a stated bound (LIST_BOUNDS) that multiplies its
+selection the same way; tests/graphql/test_list_bounds.py fails on a list with neither.
+Introspection: `__schema` costs 1 and a document may hold one (graphql/limits.py); the lists
+under `__type` are bounded by the schema itself (its widest type, its most arguments, ...).
+
 It is worked out once per validated document, as a polynomial over the variables that set
 page sizes; each request then only evaluates that polynomial with its own variables.
 """
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from graphql import (
@@ -17,7 +23,10 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLEnumType,
     GraphQLField,
+    GraphQLInputObjectType,
+    GraphQLInterfaceType,
     GraphQLNamedType,
     GraphQLObjectType,
     GraphQLSchema,
@@ -27,15 +36,26 @@ from graphql import (
     SelectionSetNode,
     VariableNode,
     get_named_type,
+    get_nullable_type,
+    is_abstract_type,
     is_interface_type,
     is_leaf_type,
+    is_list_type,
     is_object_type,
 )
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef
 
+from supportdesk.auth.scopes import SCOPES
+from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from supportdesk.graphql.limits import fragments_of
 
 DEFAULT_PAGE_SIZE = 25
+
+# (type, field) of each list field that is not a connection's `edges`: its longest length.
+LIST_BOUNDS: dict[tuple[str, str], int] = {
+    ("ApiKey", "scopes"): len(SCOPES),  # a key's scopes are a subset of the catalogue
+    ("MutationError", "fields"): 100,  # one per input field, or per id of a bulk input
+}
 
 
 Monomial = tuple[str, ...]  # the variables (page sizes) multiplied together, sorted
@@ -135,6 +155,8 @@ class _CostMeter:
         returned = get_named_type(definition.type)
         if is_leaf_type(returned):
             return {}
+        if definition is SchemaMetaFieldDef:
+            return {(): 1}  # bounded by the schema, and one per document (limits.py)
         inner = self.selection_set(node.selection_set, returned)
         total: Terms = {(): 1}
         if _is_connection(definition, returned):
@@ -143,9 +165,23 @@ class _CostMeter:
                 _add(total, inner, by=size)
             else:
                 _add(total, inner, factor=size)
+        elif is_list_type(get_nullable_type(definition.type)) and not _is_page(parent, node):
+            _add(total, inner, factor=self.list_bound(parent.name, node.name.value))
         else:
             _add(total, inner)
         return total
+
+    @cached_property
+    def introspection_bounds(self) -> dict[tuple[str, str], int]:
+        return introspection_bounds(self.schema)
+
+    def list_bound(self, parent: str, name: str) -> int:
+        bound = LIST_BOUNDS.get((parent, name))
+        if bound is None:
+            bound = self.introspection_bounds.get((parent, name))
+        # A list that is neither a connection nor bounded fails the schema test; costed at
+        # the largest page meanwhile.
+        return bound if bound is not None else MAX_PAGE_SIZE
 
     def page_size(self, node: FieldNode) -> int | str:
         for argument in node.arguments or ():
@@ -157,6 +193,40 @@ class _CostMeter:
                 if isinstance(value, IntValueNode):
                     return max(int(value.value), 0)
         return DEFAULT_PAGE_SIZE
+
+
+def introspection_bounds(schema: GraphQLSchema) -> dict[tuple[str, str], int]:
+    """The longest each introspection list can be in this schema."""
+    types = list(schema.type_map.values())
+
+    def widest(sizes: Iterable[int]) -> int:
+        return max(sizes, default=0)
+
+    fields = [t.fields for t in types if isinstance(t, GraphQLObjectType | GraphQLInterfaceType)]
+    args = widest(len(f.args) for group in fields for f in group.values())
+    directive_args = widest(len(d.args) for d in schema.directives)
+    return {
+        ("__Schema", "types"): len(types),
+        ("__Schema", "directives"): len(schema.directives),
+        ("__Type", "fields"): widest(len(group) for group in fields),
+        ("__Type", "interfaces"): widest(
+            len(t.interfaces)
+            for t in types
+            if isinstance(t, GraphQLObjectType | GraphQLInterfaceType)
+        ),
+        ("__Type", "possibleTypes"): widest(
+            len(schema.get_possible_types(t)) for t in types if is_abstract_type(t)
+        ),
+        ("__Type", "enumValues"): widest(
+            len(t.values) for t in types if isinstance(t, GraphQLEnumType)
+        ),
+        ("__Type", "inputFields"): widest(
+            len(t.fields) for t in types if isinstance(t, GraphQLInputObjectType)
+        ),
+        ("__Field", "args"): args,
+        ("__Directive", "args"): directive_args,
+        ("__Directive", "locations"): 20,
+    }
 
 
 def _field_definition(
@@ -174,12 +244,21 @@ def _field_definition(
     return None
 
 
-def _is_connection(definition: GraphQLField, returned: GraphQLNamedType) -> bool:
+def _is_page(parent: GraphQLNamedType, node: FieldNode) -> bool:
+    """The `edges` of a connection: the connection's `first` has multiplied them already."""
+    return node.name.value == "edges" and is_connection_type(parent)
+
+
+def is_connection_type(named: GraphQLNamedType) -> bool:
     return (
-        "first" in definition.args
-        and isinstance(returned, GraphQLObjectType)
-        and "edges" in returned.fields
+        isinstance(named, GraphQLObjectType)
+        and "edges" in named.fields
+        and "pageInfo" in named.fields
     )
+
+
+def _is_connection(definition: GraphQLField, returned: GraphQLNamedType) -> bool:
+    return "first" in definition.args and is_connection_type(returned)
 
 
 def cost_of(

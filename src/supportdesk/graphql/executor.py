@@ -145,14 +145,39 @@ class NoNulCharacters(ValidationRule):
 NUL_MESSAGE = "Text may not contain the NUL character (U+0000)."
 
 
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
+# Input types nest a few levels; deeper variables serve no query and would cost a deep walk.
+MAX_VARIABLE_NESTING = 32
+
+
+def _check_variables(variables: dict[str, Any] | None, cost_extensions: dict[str, Any]) -> None:
+    """Refuse variables nested past MAX_VARIABLE_NESTING or holding NUL. Walked with a
+    stack, not recursion: a body of a few hundred brackets must not exhaust Python's."""
+    pending: list[tuple[Any, int]] = [(variables, 0)]
+    while pending:
+        value, level = pending.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise RequestError(
+                    "BAD_USER_INPUT",
+                    [_error("BAD_USER_INPUT", NUL_MESSAGE)],
+                    extensions=cost_extensions,
+                )
+            continue
+        if isinstance(value, dict):
+            items: list[Any] = [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            items = value
+        else:
+            continue
+        if level >= MAX_VARIABLE_NESTING:
+            exceeded = LimitExceeded(
+                "variableNesting",
+                level + 1,
+                MAX_VARIABLE_NESTING,
+                f"`variables` nest deeper than the limit of {MAX_VARIABLE_NESTING} levels.",
+            )
+            raise _too_complex(exceeded, **cost_extensions)
+        pending.extend((item, level + 1) for item in items)
 
 
 class Executor:
@@ -226,12 +251,7 @@ class Executor:
         cost: int,
     ) -> dict[str, Any]:
         """Execute and shape the answer; raises RequestError when variables do not fit."""
-        if _holds_nul(variables):
-            raise RequestError(
-                "BAD_USER_INPUT",
-                [_error("BAD_USER_INPUT", NUL_MESSAGE)],
-                extensions=self.cost_extensions(cost),
-            )
+        _check_variables(variables, self.cost_extensions(cost))
         result = execute(
             self.schema,
             prepared.document,

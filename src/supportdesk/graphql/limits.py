@@ -6,7 +6,9 @@ that a hostile document is refused before validation spends time on it; fragment
 expanded (each one measured once) and cycles, which validation would refuse, are cut.
 Fields of introspection (`__schema`, `__type`) do not count towards depth: graphql-core's
 MaxIntrospectionDepthRule bounds those, and the standard introspection query nests deeper
-than any API query needs to. The cost itself is worked out in graphql/cost.py.
+than any API query needs to; a document may hold one `__schema`. Nesting (selection sets and
+fragments inside one another) is bounded too, since validation and execution recurse
+through it. The cost itself is worked out in graphql/cost.py.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ class Limits:
     max_aliases: int = 50
     max_cost: int = 10_000
     max_directives: int = 50
+    max_nesting: int = 64
+
+
+MAX_SCHEMA_FIELDS = 1
 
 
 class LimitExceeded(Exception):
@@ -68,44 +74,71 @@ def _over(limit: str, what: str, value: int, maximum: int) -> LimitExceeded:
 class Shape:
     depth: int
     aliases: int
+    # Selection sets inside one another, fragments included: what recursion over the
+    # document (validation, cost, execution) descends through.
+    nesting: int
+
+
+_EMPTY = Shape(0, 0, 0)
 
 
 class _ShapeMeter:
-    """Depth and aliases of selection sets, with each fragment measured once."""
+    """Depth, aliases and nesting of selection sets, with each fragment measured once.
 
-    def __init__(self, fragments: Mapping[str, FragmentDefinitionNode]) -> None:
+    The walk itself recurses, so it stops as soon as it is `max_nesting` levels down: a
+    chain of a thousand fragments is refused here instead of overflowing Python's stack
+    here or in validation."""
+
+    def __init__(self, fragments: Mapping[str, FragmentDefinitionNode], max_nesting: int) -> None:
         self.fragments = fragments
+        self.max_nesting = max_nesting
         self.measured: dict[str, Shape] = {}
         self.entered: set[str] = set()
+        self.level = 0
 
     def selection_set(self, selections: SelectionSetNode | None) -> Shape:
-        depth = aliases = 0
-        for selection in selections.selections if selections else ():
+        if selections is None:
+            return _EMPTY
+        self._descend(1)
+        depth = aliases = nesting = 0
+        for selection in selections.selections:
             inner = self.selection(selection)
             depth, aliases = max(depth, inner.depth), aliases + inner.aliases
-        return Shape(depth, aliases)
+            nesting = max(nesting, inner.nesting)
+        self.level -= 1
+        return Shape(depth, aliases, nesting + 1)
+
+    def _descend(self, levels: int) -> None:
+        self.level += levels
+        if self.level > self.max_nesting:
+            raise _over(
+                "nesting", "nesting of selections and fragments", self.level, self.max_nesting
+            )
 
     def selection(self, selection: Any) -> Shape:
         if isinstance(selection, FieldNode):
             inner = self.selection_set(selection.selection_set)
             introspection = selection.name.value.startswith("__")
             depth = 1 if introspection else 1 + inner.depth
-            return Shape(depth, inner.aliases + (selection.alias is not None))
+            return Shape(depth, inner.aliases + (selection.alias is not None), inner.nesting)
         if isinstance(selection, InlineFragmentNode):
             return self.selection_set(selection.selection_set)
         if isinstance(selection, FragmentSpreadNode):
             return self.fragment(selection.name.value)
-        return Shape(0, 0)
+        return _EMPTY
 
     def fragment(self, name: str) -> Shape:
-        if name in self.measured:
-            return self.measured[name]
-        definition = self.fragments.get(name)
-        if definition is None or name in self.entered:
-            return Shape(0, 0)  # unknown or cyclic: validation refuses the document
-        self.entered.add(name)
-        shape = self.selection_set(definition.selection_set)
-        self.measured[name] = shape
+        shape = self.measured.get(name)
+        if shape is None:
+            definition = self.fragments.get(name)
+            if definition is None or name in self.entered:
+                return _EMPTY  # unknown or cyclic: validation refuses the document
+            self.entered.add(name)
+            shape = self.measured[name] = self.selection_set(definition.selection_set)
+        else:
+            # Measured below another spread: its nesting counts from here too.
+            self._descend(shape.nesting)
+            self.level -= shape.nesting
         return shape
 
 
@@ -114,12 +147,14 @@ class _CountNodes(Visitor):
         super().__init__()
         self.directives = 0
         self.aliases = 0
+        self.schema_fields = 0
 
     def enter_directive(self, *_args: Any) -> None:
         self.directives += 1
 
     def enter_field(self, node: FieldNode, *_args: Any) -> None:
         self.aliases += node.alias is not None
+        self.schema_fields += node.name.value == "__schema"
 
 
 def check_shape(document: DocumentNode, limits: Limits) -> None:
@@ -128,7 +163,12 @@ def check_shape(document: DocumentNode, limits: Limits) -> None:
     visit(document, counted)
     if counted.directives > limits.max_directives:
         raise _over("directives", "number of directives", counted.directives, limits.max_directives)
-    meter = _ShapeMeter(fragments_of(document))
+    # The whole schema answers in one `__schema`; more of them are only work (its cost is 1).
+    if counted.schema_fields > MAX_SCHEMA_FIELDS:
+        raise _over(
+            "introspection", "number of `__schema` fields", counted.schema_fields, MAX_SCHEMA_FIELDS
+        )
+    meter = _ShapeMeter(fragments_of(document), limits.max_nesting)
     shapes = [
         meter.selection_set(d.selection_set)
         for d in document.definitions

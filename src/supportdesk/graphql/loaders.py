@@ -32,8 +32,12 @@ class Loaders:
         return self._by_key(machine_users.get_machine_users)
 
     @cached_property
-    def keys_of_machine_user(self) -> DataLoader[Any, Any]:
-        return self._by_key(api_keys.keys_of_machine_users, default=list)
+    def keys_of_machine_user(self) -> DataLoader[tuple[str, PageRequest], Page[Any]]:
+        return self._paged(api_keys.key_pages_of_machine_users)
+
+    @cached_property
+    def key_count_of_machine_user(self) -> DataLoader[Any, Any]:
+        return self._by_key(api_keys.count_keys_of_machine_users, int)
 
     @cached_property
     def issue(self) -> DataLoader[str, issues.Issue | None]:

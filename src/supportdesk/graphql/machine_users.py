@@ -30,14 +30,21 @@ class MachineUser(Node):
     created_at: datetime
     updated_at: datetime
 
-    @strawberry.field
+    @strawberry.field(description="The machine user's keys, oldest first, revoked ones too.")
     async def api_keys(
-        self, info: Info
-    ) -> list[Annotated[ApiKey, strawberry.lazy("supportdesk.graphql.api_keys")]] | None:
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Connection[Annotated[ApiKey, strawberry.lazy("supportdesk.graphql.api_keys")]] | None:
         from supportdesk.graphql.api_keys import ApiKey
 
-        keys = await info.context.loaders.keys_of_machine_user.load(self.id)
-        return [ApiKey.of(key, info.context.now) for key in keys]
+        context = info.context
+        page = await context.loaders.keys_of_machine_user.load(
+            (self.id, PageRequest.of(first, after))
+        )
+        return connection_of(
+            page,
+            [ApiKey.of(key, context.now) for key in page.items],
+            lambda: context.loaders.key_count_of_machine_user.load(self.id),
+        )
 
     @classmethod
     def of(cls, user: machine_users.MachineUser) -> MachineUser:

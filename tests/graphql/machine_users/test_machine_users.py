@@ -94,9 +94,13 @@ def test_a_machine_users_keys_are_listed_with_it(api: GraphQLClient) -> None:
     user = factories.machine_user(api, "With keys")
     made = [factories.api_key(api, user["id"], ["issues:read"], name=f"k{n}") for n in (1, 2)]
 
-    page = api.ok("{ machineUsers { edges { node { id apiKeys { id name keyPrefix } } } } }")
+    page = api.ok(
+        "{ machineUsers { edges { node { id apiKeys { totalCount edges { node { id name keyPrefix } } } } } } }"
+    )
 
-    keys = {e["node"]["id"]: e["node"]["apiKeys"] for e in page["machineUsers"]["edges"]}
+    users = [e["node"] for e in page["machineUsers"]["edges"]]
+    keys = {user["id"]: [e["node"] for e in user["apiKeys"]["edges"]] for user in users}
+    assert {user["id"]: user["apiKeys"]["totalCount"] for user in users}[user["id"]] == 2
     assert keys[user["id"]] == [
         {
             "id": m["apiKey"]["id"],
@@ -110,7 +114,9 @@ def test_a_machine_users_keys_are_listed_with_it(api: GraphQLClient) -> None:
 def test_keys_of_a_machine_user_need_api_keys_manage(workspace: WorkspaceFixture) -> None:
     client = workspace.client(workspace.create_key(["machine_users:manage"]))
 
-    answer = client("{ machineUsers { totalCount edges { node { name apiKeys { id } } } } }")
+    answer = client(
+        "{ machineUsers { totalCount edges { node { name apiKeys { totalCount } } } } }"
+    )
 
     assert answer.status == 200
     page = answer.data["machineUsers"]

@@ -20,6 +20,7 @@ from supportdesk.domain.counting import count_rows
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
 from supportdesk.domain.validation import Validator
 
 
@@ -78,9 +79,12 @@ _COLUMNS = (
 
 
 def _from_row(row: RowMapping) -> ApiKey:
-    values = dict(row)
+    values = {name: row[name] for name in _FIELDS}
     values["scopes"] = tuple(str(values["scopes"]).split())
     return ApiKey(**values)
+
+
+_FIELDS = ApiKey.__dataclass_fields__.keys()
 
 
 def _checked_scopes(
@@ -331,6 +335,39 @@ async def keys_of_machine_users(
     for row in rows:
         grouped[row["machine_user_id"]].append(_from_row(row))
     return grouped
+
+
+async def key_pages_of_machine_users(
+    connection: AsyncConnection,
+    workspace_id: str,
+    machine_user_ids: Sequence[str],
+    page: PageRequest,
+) -> dict[str, Page[ApiKey]]:
+    """The same page of each machine user's keys, oldest first, in one statement."""
+    pages = await pages_per_parent(
+        connection,
+        select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id),
+        api_keys.c.machine_user_id,
+        api_keys.c.id,
+        machine_user_ids,
+        page,
+    )
+    return {
+        owner: Page([_from_row(row) for row in found.items], found.has_next)
+        for owner, found in pages.items()
+    }
+
+
+async def count_keys_of_machine_users(
+    connection: AsyncConnection, workspace_id: str, machine_user_ids: Sequence[str]
+) -> dict[str, int]:
+    return await counts_per_parent(
+        connection,
+        api_keys,
+        api_keys.c.machine_user_id,
+        machine_user_ids,
+        api_keys.c.workspace_id == workspace_id,
+    )
 
 
 async def workspace_of_key(connection: AsyncConnection, key_id: str) -> str:
