@@ -225,6 +225,27 @@ login_failures = Table(
     Index("ix_login_failures_subject", "subject", "failed_at"),
 )
 
+# Live settings-page logins, one row per seat a login covers (one e-mail may administer
+# several workspaces). The cookie carries a random session id; only its SHA-256 is stored,
+# so a copy of this table opens no session. Deleting the row ends the session at once, in
+# every process: logging out, a password change, removing the person (the cascade).
+org_admin_sessions = Table(
+    "org_admin_sessions",
+    metadata,
+    Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+    Column("session_hash", String(64), nullable=False),
+    Column("admin_id", ID, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "session_hash"),
+    ForeignKeyConstraint(
+        ["workspace_id", "admin_id"],
+        ["org_admins.workspace_id", "org_admins.id"],
+        ondelete="CASCADE",
+    ),
+    Index("ix_org_admin_sessions_admin", "workspace_id", "admin_id"),
+)
+
 # One-time form tokens already used: a refreshed "Create key" form must not mint a second key.
 form_submissions = Table(
     "form_submissions",

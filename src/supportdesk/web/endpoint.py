@@ -16,7 +16,7 @@ from supportdesk.auth.login_throttle import LoginThrottle
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.domain import audit
-from supportdesk.domain.org_admins import Membership, get_membership
+from supportdesk.domain.org_admins import Membership, session_membership
 from supportdesk.web import csrf
 from supportdesk.web.render import SECURITY_HEADERS, Renderer
 from supportdesk.web.session import Session, SessionCookies
@@ -122,13 +122,17 @@ async def _read_form(page: Page) -> Response | None:
 
 
 async def _admit(page: Page) -> Response | None:
-    """None when the session belongs to an org admin of its workspace, else the answer."""
+    """None when the session is live (not logged out, not ended, not expired) and belongs to
+    an org admin of its workspace, else the answer. One lookup answers both."""
     session = page.session
     if not session.logged_in:
         return redirect("/settings/workspace" if session.choices else "/settings/login")
+    assert session.id is not None
     assert session.workspace_id is not None and session.admin_id is not None
     async with page.db.read() as connection:
-        page.membership = await get_membership(connection, session.workspace_id, session.admin_id)
+        page.membership = await session_membership(
+            connection, session.id, session.workspace_id, session.admin_id
+        )
     if page.membership is None:
         page.session = Session()
         page.session.tell("Your login is no longer valid. Please log in again.")

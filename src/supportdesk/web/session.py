@@ -3,6 +3,9 @@
 It holds who logged in (admin and workspace ids), the workspaces they may switch between,
 the CSRF token of their forms and a one-shot notice. Signed with the deployment's session
 key; HttpOnly, SameSite=Lax, Secure over HTTPS, and scoped to /settings.
+
+A login also carries the id of its server-side session (domain.org_admins.sessions): the
+signature proves the cookie was ours, the session row that it was not ended since.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ COOKIE_PATH = "/settings"
 @dataclass
 class Session:
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    # The server-side session of a login (None before one).
+    id: str | None = None
     workspace_id: str | None = None
     admin_id: str | None = None
     logged_in_at: float | None = None
@@ -37,16 +42,21 @@ class Session:
 
     @property
     def logged_in(self) -> bool:
-        return self.admin_id is not None and self.workspace_id is not None
+        return self.id is not None and self.admin_id is not None and self.workspace_id is not None
 
     @classmethod
-    def started(cls, choices: list[tuple[str, str]]) -> Session:
+    def started(cls, session_id: str, choices: list[tuple[str, str]]) -> Session:
         """A fresh session for a person who just proved their password: a new CSRF token,
         nothing carried over from before the login (no session fixation)."""
-        session = cls(choices=choices, logged_in_at=time.time())
+        session = cls(id=session_id, choices=choices, logged_in_at=time.time())
         if len(choices) == 1:
             session.choose(*choices[0])
         return session
+
+    @property
+    def workspace_ids(self) -> list[str]:
+        """The workspaces this login covers."""
+        return [workspace_id for workspace_id, _ in self.choices]
 
     def choose(self, workspace_id: str, admin_id: str) -> None:
         self.workspace_id, self.admin_id = workspace_id, admin_id
@@ -64,6 +74,7 @@ class Session:
     def dump(self) -> dict[str, Any]:
         return {
             "c": self.csrf,
+            "s": self.id,
             "w": self.workspace_id,
             "a": self.admin_id,
             "t": self.logged_in_at,
@@ -75,6 +86,7 @@ class Session:
     def load(cls, data: dict[str, Any]) -> Session:
         return cls(
             csrf=str(data["c"]),
+            id=data.get("s"),
             workspace_id=data.get("w"),
             admin_id=data.get("a"),
             logged_in_at=data.get("t"),

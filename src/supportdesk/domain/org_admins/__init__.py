@@ -8,5 +8,26 @@ from supportdesk.domain.org_admins.service import (
     get_membership,
     verify_login,
 )
+from supportdesk.domain.org_admins.sessions import (
+    delete_admin_sessions,
+    end_admin_sessions,
+    end_session,
+    session_membership,
+    session_memberships,
+    start_session,
+)
 
-__all__ = ["ROLES", "Membership", "OrgAdmin", "create_org_admin", "get_membership", "verify_login"]
+__all__ = [
+    "ROLES",
+    "Membership",
+    "OrgAdmin",
+    "create_org_admin",
+    "delete_admin_sessions",
+    "end_admin_sessions",
+    "end_session",
+    "get_membership",
+    "session_membership",
+    "session_memberships",
+    "start_session",
+    "verify_login",
+]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import Row, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -124,7 +125,8 @@ async def create_org_admin(
     return admin
 
 
-_MEMBERSHIPS = select(
+# A person's seats with their workspace names; the session queries join onto it.
+MEMBERSHIPS = select(
     org_admins.c.id,
     org_admins.c.workspace_id,
     org_admins.c.email,
@@ -144,7 +146,7 @@ async def verify_login(connection: AsyncConnection, email: str, password: str) -
         return []
     rows = (
         await connection.execute(
-            _MEMBERSHIPS.where(org_admins.c.email_normalized == normalise_email(email)).order_by(
+            MEMBERSHIPS.where(org_admins.c.email_normalized == normalise_email(email)).order_by(
                 workspaces.c.name, org_admins.c.workspace_id
             )
         )
@@ -155,8 +157,7 @@ async def verify_login(connection: AsyncConnection, email: str, password: str) -
     matching = []
     for row in rows:
         if await asyncio.to_thread(verify_password, row.password_hash, password):
-            admin = OrgAdmin(row.id, row.workspace_id, row.email, row.role)
-            matching.append(Membership(admin, row.workspace_name))
+            matching.append(membership_of(row))
     return matching
 
 
@@ -168,11 +169,14 @@ async def get_membership(
         return None
     row = (
         await connection.execute(
-            _MEMBERSHIPS.where(
+            MEMBERSHIPS.where(
                 org_admins.c.workspace_id == workspace_id, org_admins.c.id == admin_id
             )
         )
     ).first()
-    if row is None:
-        return None
+    return None if row is None else membership_of(row)
+
+
+def membership_of(row: Row[*tuple[Any, ...]]) -> Membership:
+    """The seat in a row of MEMBERSHIPS."""
     return Membership(OrgAdmin(row.id, row.workspace_id, row.email, row.role), row.workspace_name)

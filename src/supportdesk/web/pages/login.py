@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
 from starlette.responses import Response
 
 from supportdesk.domain.clock import now
-from supportdesk.domain.org_admins import Membership, get_membership, verify_login
+from supportdesk.domain.org_admins import (
+    Membership,
+    end_session,
+    session_memberships,
+    start_session,
+    verify_login,
+)
 from supportdesk.web.endpoint import Page, not_an_admin, redirect
 from supportdesk.web.session import Session
 
@@ -54,36 +61,48 @@ async def login(page: Page) -> Response:
             **{"WWW-Authenticate": 'Form realm="supportdesk settings"'},
         )
     await throttle.succeeded(email)
-    admin_seats = [seat for seat in seats if seat.admin.is_admin]
+    admin_seats = [seat.admin for seat in seats if seat.admin.is_admin]
     if not admin_seats:
         return not_an_admin(page, seats[0])
-    page.session = Session.started([(s.admin.workspace_id, s.admin.id) for s in admin_seats])
+    await _end(page)  # a login over a login: the one before does not linger
+    lifetime = timedelta(seconds=page.web.sessions.lifetime)
+    session_id = await start_session(page.db, admin_seats, lifetime)
+    page.session = Session.started(session_id, [(s.workspace_id, s.id) for s in admin_seats])
     return redirect(HOME if page.session.logged_in else "/settings/workspace")
 
 
 async def _choices(page: Page) -> list[Membership]:
-    seats = []
+    """The admin seats the login still covers (none once it has ended)."""
+    session = page.session
+    if session.id is None or not session.choices:
+        return []
     async with page.db.read() as connection:
-        for workspace_id, admin_id in page.session.choices:
-            seat = await get_membership(connection, workspace_id, admin_id)
-            if seat is not None and seat.admin.is_admin:
-                seats.append(seat)
-    return seats
+        seats = await session_memberships(connection, session.id, session.workspace_ids)
+    return [seat for seat in seats if seat.admin.is_admin]
+
+
+def _login_again(page: Page) -> Response:
+    page.session = Session()
+    return redirect("/settings/login")
 
 
 async def choose_form(page: Page) -> Response:
-    if not page.session.choices:
-        return redirect("/settings/login")
+    seats = await _choices(page)
+    if not seats:
+        return _login_again(page)
     return page.render(
         "choose_workspace.html",
-        seats=await _choices(page),
+        seats=seats,
         current=page.session.workspace_id,
     )
 
 
 async def choose(page: Page) -> Response:
     wanted = page.field("workspace_id")
-    for seat in await _choices(page):
+    seats = await _choices(page)
+    if not seats:
+        return _login_again(page)
+    for seat in seats:
         if seat.admin.workspace_id == wanted:
             page.session.choose(wanted, seat.admin.id)
             page.session.tell(f"You are managing {seat.workspace_name}.")
@@ -91,7 +110,14 @@ async def choose(page: Page) -> Response:
     return page.problem(404, "Workspace not found", "You are not an org admin of that workspace.")
 
 
+async def _end(page: Page) -> None:
+    """End the login on the server: a copy of its cookie, taken before, opens nothing after."""
+    if page.session.id is not None:
+        await end_session(page.db, page.session.id, page.session.workspace_ids)
+
+
 async def logout(page: Page) -> Response:
+    await _end(page)
     page.session = Session()
     page.session.tell("You have logged out.")
     return redirect("/settings/login")
