@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Iterable
+from typing import Annotated
+
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/supportdesk.db"
 
@@ -16,6 +20,25 @@ def normalise_database_url(url: str) -> str:
     if url.startswith("sqlite://") and not url.startswith("sqlite+aiosqlite://"):
         return "sqlite+aiosqlite://" + url[len("sqlite://") :]
     return url
+
+
+def parse_trusted_proxies(value: str | Iterable[str]) -> tuple[str, ...]:
+    """`10.0.0.5, 10.1.0.0/16`: addresses and CIDR networks. Anything else is refused, where
+    uvicorn would take it for a name that no client address ever matches."""
+    entries = value.split(",") if isinstance(value, str) else value
+    return tuple(_address_or_network(entry.strip()) for entry in entries if entry.strip())
+
+
+def _address_or_network(entry: str) -> str:
+    try:
+        if "/" in entry:
+            return str(ipaddress.ip_network(entry))
+        return str(ipaddress.ip_address(entry))
+    except ValueError as error:
+        raise ValueError(
+            f"{error} (trusted proxies are IP addresses and CIDR networks,"
+            " e.g. 10.0.0.5,10.1.0.0/16)"
+        ) from None
 
 
 class Settings(BaseSettings):
@@ -36,6 +59,9 @@ class Settings(BaseSettings):
     failed_auth_per_minute: int = Field(default=60, ge=1)
     # Redis keys of the rate limits start with this (several deployments may share a Redis).
     rate_limit_prefix: str = "supportdesk:ratelimit"
+    # Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; none by
+    # default, so that no client can pick its own address past the per-address limits.
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
     request_timeout_seconds: float = Field(default=10.0, gt=0)
     log_json: bool = True
     # The settings page: how long a login lasts, and how many wrong passwords are allowed
@@ -49,6 +75,11 @@ class Settings(BaseSettings):
     @classmethod
     def _driver(cls, value: str) -> str:
         return normalise_database_url(value)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _trusted_proxies(cls, value: str | Iterable[str]) -> tuple[str, ...]:
+        return parse_trusted_proxies(value)
 
     @property
     def is_sqlite(self) -> bool:

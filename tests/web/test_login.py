@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from http.cookies import SimpleCookie
+from typing import Any
 
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace, unique_email
 from tests.servers import RunningServer
@@ -95,6 +96,75 @@ def test_repeated_wrong_passwords_for_one_e_mail_are_throttled(
     assert throttled.status_code == 429
     assert int(throttled.headers["retry-after"]) > 0
     assert "Too many failed logins" in throttled.text
+
+
+def lock_events(workspace: WorkspaceFixture) -> list[dict[str, Any]]:
+    """The audit log's "logins paused" events of the workspace, newest first."""
+    edges = workspace.client().ok(
+        "{ auditEvents(first: 20) { edges { node { action targetId actorType actorLabel"
+        " ipAddress data } } } }"
+    )["auditEvents"]["edges"]
+    return [edge["node"] for edge in edges if edge["node"]["action"] == "org_admin.login_locked"]
+
+
+def test_wrong_passwords_from_one_address_do_not_lock_the_person_out_elsewhere(
+    strict_workspace: WorkspaceFixture,
+) -> None:
+    workspace = strict_workspace
+    limit = workspace.server.settings.login_failures_per_address_and_email
+    guesser = SettingsClient(workspace.server.base_url)
+    for _ in range(limit):
+        assert guesser.login(workspace.admin_email, "guess").status_code == 401
+
+    guesser_again = guesser.login(workspace.admin_email, workspace.admin_password)
+    person = SettingsClient(workspace.server.base_url).login(
+        workspace.admin_email, workspace.admin_password
+    )
+
+    assert guesser_again.status_code == 429  # that address, that e-mail: paused
+    assert person.status_code == 303
+    assert lock_events(workspace) == []
+
+
+def test_the_e_mail_wide_lock_is_recorded_in_the_audit_log_of_its_workspace(
+    strict_workspace: WorkspaceFixture,
+) -> None:
+    workspace = strict_workspace
+    settings = workspace.server.settings
+    colleague = workspace.add_person("admin")
+    guessers = [
+        SettingsClient(workspace.server.base_url) for _ in range(settings.login_failures_per_email)
+    ]
+    for guesser in guessers:
+        assert guesser.login(workspace.admin_email, "guess").status_code == 401
+    assert (
+        SettingsClient(workspace.server.base_url).login(workspace.admin_email, "guess").status_code
+        == 429
+    )
+
+    events = lock_events(workspace)
+    page = (
+        SettingsClient(workspace.server.base_url)
+        .logged_in(colleague, ADMIN_PASSWORD)
+        .get("/settings/audit")
+        .text
+    )
+
+    assert events == [
+        {
+            "action": "org_admin.login_locked",
+            "targetId": workspace.made.admin.id,
+            "actorType": "anonymous",
+            "actorLabel": "failed logins",
+            "ipAddress": guessers[-1].address,
+            "data": {
+                "email": workspace.admin_email,
+                "failures": settings.login_failures_per_email,
+                "window_seconds": settings.login_throttle_seconds,
+            },
+        }
+    ]
+    assert "Logins paused" in page and workspace.admin_email in page
 
 
 def test_a_client_address_with_many_failures_is_throttled_for_every_e_mail(

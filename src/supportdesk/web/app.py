@@ -28,6 +28,7 @@ PROBLEMS = {
 
 def _web(settings: Settings, db: Database) -> Web:
     limits = ThrottleLimits(
+        per_address_and_email=settings.login_failures_per_address_and_email,
         per_email=settings.login_failures_per_email,
         per_address=settings.login_failures_per_address,
         window=timedelta(seconds=settings.login_throttle_seconds),

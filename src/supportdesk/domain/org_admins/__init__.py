@@ -1,5 +1,6 @@
 """Org admins: the people who log in to the settings page (e-mail and password)."""
 
+from supportdesk.domain.org_admins.login_lock import record_login_lock
 from supportdesk.domain.org_admins.service import (
     ROLES,
     Membership,
@@ -26,6 +27,7 @@ __all__ = [
     "end_admin_sessions",
     "end_session",
     "get_membership",
+    "record_login_lock",
     "session_membership",
     "session_memberships",
     "start_session",

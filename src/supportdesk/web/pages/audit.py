@@ -1,4 +1,4 @@
-"""The audit log of keys and machine users: who did what, when, from where."""
+"""The audit log of keys, machine users and org admins: who did what, when, from where."""
 
 from __future__ import annotations
 
@@ -10,17 +10,22 @@ from supportdesk.domain.pagination import PageRequest, encode_cursor
 from supportdesk.web.endpoint import Page, redirect
 
 PAGE_SIZE = 50
-TARGET_TYPES = ("ApiKey", "MachineUser")
+TARGET_TYPES = ("ApiKey", "MachineUser", "OrgAdmin")
 ACTIONS = {
     "api_key.created": "Key created",
     "api_key.revoked": "Key revoked",
     "machine_user.created": "Machine user created",
     "machine_user.updated": "Machine user updated",
+    "org_admin.created": "Person added",
+    "org_admin.sessions_ended": "Logged out everywhere",
+    # The e-mail-wide lock of the login throttle: wrong passwords from many addresses.
+    "org_admin.login_locked": "Logins paused",
 }
 ACTOR_TYPES = {
     "org_admin": "Org admin",
     "machine_user": "Machine user (API key)",
     "cli": "Command line",
+    "anonymous": "Not logged in",
 }
 
 

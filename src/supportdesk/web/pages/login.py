@@ -11,6 +11,7 @@ from supportdesk.domain.clock import now
 from supportdesk.domain.org_admins import (
     Membership,
     end_session,
+    record_login_lock,
     session_memberships,
     start_session,
     verify_login,
@@ -52,7 +53,7 @@ async def login(page: Page) -> Response:
     async with page.db.read() as connection:
         seats = await verify_login(connection, email, password)
     if not seats:
-        await throttle.failed(email, address, now())
+        await _count_failure(page, email, address)
         return _refused(
             page,
             email,
@@ -60,7 +61,7 @@ async def login(page: Page) -> Response:
             "That e-mail and password do not match an org admin.",
             **{"WWW-Authenticate": 'Form realm="supportdesk settings"'},
         )
-    await throttle.succeeded(email)
+    await throttle.succeeded(email, address)
     admin_seats = [seat.admin for seat in seats if seat.admin.is_admin]
     if not admin_seats:
         return not_an_admin(page, seats[0])
@@ -69,6 +70,15 @@ async def login(page: Page) -> Response:
     session_id = await start_session(page.db, admin_seats, lifetime)
     page.session = Session.started(session_id, [(s.workspace_id, s.id) for s in admin_seats])
     return redirect(HOME if page.session.logged_in else "/settings/workspace")
+
+
+async def _count_failure(page: Page, email: str, address: str | None) -> None:
+    """Count a wrong password; when it locks the e-mail itself, tell its workspaces."""
+    throttle = page.web.throttle
+    if await throttle.failed(email, address, now()):
+        limits = throttle.limits
+        window = int(limits.window.total_seconds())
+        await record_login_lock(page.db, email, address, limits.per_email, window)
 
 
 async def _choices(page: Page) -> list[Membership]:
