@@ -20,6 +20,7 @@ from supportdesk.app import create_app
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.migrate import upgrade
+from supportdesk.server import proxy_options
 from tests.tenancy import is_confined
 
 T = TypeVar("T")
@@ -89,6 +90,9 @@ class RunningServer:
     def __init__(self, backend: str, database_url: str, **settings: Any) -> None:
         self.backend = backend
         self.database_url = database_url
+        # Tests pose as many clients from 127.0.0.1 with X-Forwarded-For (and as HTTPS with
+        # X-Forwarded-Proto), as through a trusted proxy; `serve` trusts nobody by default.
+        settings.setdefault("trusted_proxies", "127.0.0.1")
         self.settings = Settings(database_url=database_url, **settings)
         upgrade(self.settings.database_url)
         self.db = Database(self.settings.database_url, self.settings.db_pool_size)
@@ -102,7 +106,13 @@ class RunningServer:
         self._socket.bind(("127.0.0.1", 0))
         self.port = self._socket.getsockname()[1]
         self.base_url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", access_log=False)
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            lifespan="on",
+            access_log=False,
+            **proxy_options(self.settings),
+        )
         self._server = uvicorn.Server(config)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, daemon=True)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -152,6 +153,19 @@ def init(
     _emit(as_json, data, text)
 
 
+def _served_settings() -> Settings:
+    """The settings from the environment; a wrong one is named in one line per problem."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        problems = [
+            f"SUPPORTDESK_{'_'.join(map(str, e['loc'])).upper()}:"
+            f" {e['msg'].removeprefix('Value error, ')}"
+            for e in error.errors()
+        ]
+        raise click.ClickException("\n".join(problems)) from None
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -161,14 +175,29 @@ def init(
     type=click.IntRange(min=1),
     help="Worker processes (default: the number of cores).",
 )
+@click.option(
+    "--trusted-proxies",
+    envvar="SUPPORTDESK_TRUSTED_PROXIES",
+    default=None,
+    help="Comma-separated addresses or CIDR networks of the reverse proxies whose"
+    " X-Forwarded-For and X-Forwarded-Proto are believed (default: none).",
+)
 @database_option
-def serve(host: str, port: int, workers: int | None, database_url: str | None) -> None:
+def serve(
+    host: str,
+    port: int,
+    workers: int | None,
+    trusted_proxies: str | None,
+    database_url: str | None,
+) -> None:
     """Serve the API (and the settings page) until SIGTERM; requests in flight finish."""
     from supportdesk import server
 
     if database_url:
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
-    settings = Settings()
+    if trusted_proxies is not None:
+        os.environ["SUPPORTDESK_TRUSTED_PROXIES"] = trusted_proxies
+    settings = _served_settings()
     count = workers or server.default_workers()
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
@@ -177,6 +206,12 @@ def serve(host: str, port: int, workers: int | None, database_url: str | None) -
         click.echo(
             f"Rate limits are kept per worker ({count} x the limit in all): set"
             " SUPPORTDESK_REDIS_URL to share them.",
+            err=True,
+        )
+    if "FORWARDED_ALLOW_IPS" in os.environ:
+        click.echo(
+            "FORWARDED_ALLOW_IPS is not read: X-Forwarded-For is believed from"
+            " SUPPORTDESK_TRUSTED_PROXIES (--trusted-proxies) only.",
             err=True,
         )
     warning = server.connection_budget_warning(settings, count)

@@ -108,6 +108,15 @@ def connection_budget_warning(settings: Settings, workers: int) -> str | None:
     )
 
 
+def proxy_options(settings: Settings) -> dict[str, Any]:
+    """Whose X-Forwarded-For and X-Forwarded-Proto uvicorn believes: SUPPORTDESK_TRUSTED_PROXIES,
+    and nobody when it is empty. Given explicitly, so uvicorn never falls back on its own
+    FORWARDED_ALLOW_IPS, 127.0.0.1 by default: any process on this machine could then pick
+    its client address, and with it escape the per-address limits."""
+    trusted = list(settings.trusted_proxies)
+    return {"proxy_headers": bool(trusted), "forwarded_allow_ips": trusted}
+
+
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     from supportdesk.logs import logging_config
 
@@ -117,8 +126,7 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         "http": "httptools",
         "access_log": False,  # ours is supportdesk.access, one JSON line per request
         "log_config": logging_config(json_lines=settings.log_json),
-        # Client addresses: X-Forwarded-For is trusted from FORWARDED_ALLOW_IPS (uvicorn).
-        "proxy_headers": True,
+        **proxy_options(settings),
         "timeout_graceful_shutdown": int(
             settings.request_timeout_seconds + SHUTDOWN_MARGIN_SECONDS
         ),

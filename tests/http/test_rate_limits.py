@@ -21,8 +21,8 @@ FULL = ["api_keys:manage", "audit:read", "machine_users:manage"]
 
 
 def client(server: RunningServer, key: str | None, address: str | None = None) -> httpx.Client:
-    """Keep-alive client; `address` poses as another client address (the server trusts
-    X-Forwarded-For from 127.0.0.1, as uvicorn does by default)."""
+    """Keep-alive client; `address` poses as another client address (test servers trust
+    X-Forwarded-For from 127.0.0.1: tests/servers.py)."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     if address:
         headers["X-Forwarded-For"] = address
