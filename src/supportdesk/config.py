@@ -65,9 +65,12 @@ class Settings(BaseSettings):
     request_timeout_seconds: float = Field(default=10.0, gt=0)
     log_json: bool = True
     # The settings page: how long a login lasts, and how many wrong passwords are allowed
-    # per e-mail and per client address within the throttle window.
+    # within the throttle window per (client address, e-mail) pair, per e-mail from any
+    # address (loose: anyone may send wrong passwords for a known e-mail, and this lock
+    # shuts the real person out too) and per client address.
     session_hours: float = Field(default=12, gt=0)
-    login_failures_per_email: int = Field(default=10, ge=1)
+    login_failures_per_address_and_email: int = Field(default=10, ge=1)
+    login_failures_per_email: int = Field(default=100, ge=1)
     login_failures_per_address: int = Field(default=30, ge=1)
     login_throttle_seconds: int = Field(default=900, ge=1)
 
