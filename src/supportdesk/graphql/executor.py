@@ -34,7 +34,12 @@ from supportdesk.graphql.limits import LimitExceeded, Limits, check_cost, check_
 
 logger = logging.getLogger("supportdesk.graphql")
 
+# The cache of prepared documents is bounded by count and by text: a parsed document holds
+# its tokens and nodes, up to ~60 bytes per character of a dense query. Larger documents are
+# prepared on every request instead: integrations send small ones over and over.
 CACHE_SIZE = 1024
+CACHE_CHARACTERS = 1024 * 1024
+MAX_CACHED_CHARACTERS = 8 * 1024
 MAX_QUERY_TOKENS = 5000
 
 
@@ -192,20 +197,33 @@ class Executor:
         if not introspection:
             self.rules.append(NoSchemaIntrospection)
         self._cache: OrderedDict[str, Prepared | RequestError] = OrderedDict()
+        self._cached_characters = 0
 
     def prepare(self, query: str) -> Prepared:
-        """Parse, measure and validate once per distinct document; failures are cached too."""
+        """Parse, measure and validate once per distinct small document; failures are
+        cached too."""
         cached = self._cache.get(query)
         if cached is None:
             cached = self._prepare_uncached(query)
-            self._cache[query] = cached
-            if len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            if len(query) <= MAX_CACHED_CHARACTERS:
+                self._remember(query, cached)
         else:
             self._cache.move_to_end(query)
         if isinstance(cached, RequestError):
             raise cached
         return cached
+
+    def _remember(self, query: str, prepared: Prepared | RequestError) -> None:
+        self._cache[query] = prepared
+        self._cached_characters += len(query)
+        while len(self._cache) > CACHE_SIZE or self._cached_characters > CACHE_CHARACTERS:
+            forgotten, _ = self._cache.popitem(last=False)
+            self._cached_characters -= len(forgotten)
+
+    @property
+    def cached(self) -> tuple[int, int]:
+        """How many documents the cache holds, and their characters."""
+        return len(self._cache), self._cached_characters
 
     def _prepare_uncached(self, query: str) -> Prepared | RequestError:
         try:
