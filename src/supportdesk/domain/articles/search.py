@@ -4,9 +4,12 @@ A query is split into words; every word must match, stemmed by the backend.
 - SQLite: an external-content FTS5 table `articles_fts` (porter stemming over unicode61)
   whose row ids are `articles.search_rowid`. The writers in domain/articles/actions.py keep
   it in step inside their own transactions with `index` and `unindex` below; nothing is
-  hidden in triggers. Relevance is FTS5's bm25 with the title weighing ten times the body.
-  bm25 weighs words by how rare they are in the whole index, so a write between two page
-  requests of one search can shift the relevance of the rest slightly.
+  hidden in triggers. Relevance counts the query's words in the article, a word of the
+  title weighing ten times one of the body (FTS5's `highlight` marks each match with two
+  characters, so the growth of the highlighted text counts them). It depends on the article
+  alone, like PostgreSQL's: the index is shared by every workspace, and bm25, which weighs
+  words by their rarity in the whole index, let one workspace's writes move another's
+  ranking.
 - PostgreSQL: the generated column `articles.search_vector` (english configuration, title
   weighted A, body B; GIN index), computed by the database in the statement that writes
   the row. Relevance is ts_rank, which depends on the article alone. PostgreSQL drops
@@ -71,6 +74,14 @@ class Search:
     score: ColumnElement[float]
 
 
+def _matches(column_index: int, indexed: ColumnElement[str]) -> ColumnElement[Any]:
+    """How many matches of the query one column of the article holds."""
+    marked = func.highlight(
+        _fts_table, literal_column(str(column_index)), func.char(1), func.char(2)
+    )
+    return (func.length(marked) - func.length(indexed)) / 2.0
+
+
 def search_for(dialect: str, words: Sequence[str]) -> Search:
     if dialect == "sqlite":
         # Each word quoted: an FTS5 string, never an operator; juxtaposition is AND.
@@ -78,7 +89,7 @@ def search_for(dialect: str, words: Sequence[str]) -> Search:
         return Search(
             articles.join(_fts, _fts.c.rowid == articles.c.search_rowid),
             _fts_table.op("MATCH")(expression),
-            -func.bm25(_fts_table, literal_column("10.0"), literal_column("1.0")),
+            10.0 * _matches(0, articles.c.title) + _matches(1, articles.c.body),
         )
     vector: ColumnElement[Any] = literal_column("articles.search_vector")
     # plainto_tsquery ANDs the words after stemming them (and dropping stop words).
