@@ -23,8 +23,9 @@ import uvicorn
 
 from supportdesk import API_VERSION
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
+from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, derive
 from supportdesk.domain.ids import new_id
-from supportdesk.domain.pagination import encode_cursor
+from supportdesk.domain.pagination import Cursors
 
 ENV_URL = "BENCH_FLOOR_DATABASE_URL"
 EMAIL = re.compile(
@@ -121,8 +122,22 @@ def message_json(row: Any) -> dict[str, Any]:
     }
 
 
-def connection_json(nodes: list[dict[str, Any]], has_next: bool, **extra: Any) -> dict[str, Any]:
-    edges = [{"cursor": encode_cursor(node["id"]), "node": node} for node in nodes]
+# Cursors are signed like the service's (an HMAC each), so the floor does that work too,
+# with the key the service derives from the bench's SUPPORTDESK_SECRET_KEY.
+CURSOR_KEY = derive(os.environ.get("SUPPORTDESK_SECRET_KEY", ""), CURSOR_KEY_PURPOSE)
+
+
+def use_secret(secret: str) -> None:
+    """Sign cursors as a service whose server key is `secret` does."""
+    global CURSOR_KEY
+    CURSOR_KEY = derive(secret, CURSOR_KEY_PURPOSE)
+
+
+def connection_json(
+    nodes: list[dict[str, Any]], has_next: bool, workspace_id: str, **extra: Any
+) -> dict[str, Any]:
+    cursors = Cursors(CURSOR_KEY, workspace_id)
+    edges = [{"cursor": cursors.encode(node["id"]), "node": node} for node in nodes]
     return {
         **extra,
         "edges": edges,
@@ -208,7 +223,7 @@ class PostgresFloor:
         ids = sorted({row["requester_id"] for row in rows[:first]})
         marks = ", ".join(f"${n + 2}" for n in range(len(ids)))
         contacts = await con.fetch(CONTACTS.format(ids=marks), key["workspace_id"], *ids)
-        return issue_page(rows, contacts, first)
+        return issue_page(rows, contacts, first, key["workspace_id"])
 
     async def create_issue(self, con: Any, key: Any, new: dict[str, Any]) -> dict[str, Any]:
         moment = datetime.now(UTC)
@@ -323,7 +338,7 @@ class SqliteFloor:
         contacts = con.execute(
             qmarks(CONTACTS.format(ids=marks)), (key["workspace_id"], *ids)
         ).fetchall()
-        return issue_page(rows, contacts, first)
+        return issue_page(rows, contacts, first, key["workspace_id"])
 
     def _write(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         assert self.writer is not None
@@ -415,12 +430,15 @@ def issue_with_thread(row: Any, thread: list[Any], first: int) -> dict[str, Any]
     messages = connection_json(
         [message_json(m) for m in thread[:first]],
         len(thread) > first,
+        row["workspace_id"],
         totalCount=row["message_count"],
     )
     return {**issue_json(row), "messages": messages}
 
 
-def issue_page(rows: list[Any], contacts: list[Any], first: int) -> dict[str, Any]:
+def issue_page(
+    rows: list[Any], contacts: list[Any], first: int, workspace_id: str
+) -> dict[str, Any]:
     people = {c["id"]: {"id": c["id"], "email": c["email"], "name": c["name"]} for c in contacts}
     nodes = [
         {
@@ -434,7 +452,7 @@ def issue_page(rows: list[Any], contacts: list[Any], first: int) -> dict[str, An
         }
         for row in rows[:first]
     ]
-    return connection_json(nodes, len(rows) > first)
+    return connection_json(nodes, len(rows) > first, workspace_id)
 
 
 def created_issue(
@@ -529,7 +547,9 @@ def make_backend(url: str) -> Backend:
 
 
 class FloorApp:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, secret: str | None = None) -> None:
+        if secret is not None:
+            use_secret(secret)
         self.backend = make_backend(url)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:

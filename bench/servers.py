@@ -162,6 +162,8 @@ def bench_env() -> dict[str, str]:
         "SUPPORTDESK_RATE_LIMIT_PER_MINUTE": str(10**9),
         "SUPPORTDESK_FAILED_AUTH_PER_MINUTE": str(10**9),
         "SUPPORTDESK_LOG_JSON": "false",
+        # Shared by ours and the floor, whose cursors must be signed alike.
+        "SUPPORTDESK_SECRET_KEY": "bench-server-key",
         "PYTHONPATH": str(ROOT),
     }
 

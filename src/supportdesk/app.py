@@ -9,6 +9,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 
+from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.graphql.executor import Executor
@@ -35,7 +36,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     )
     executor = Executor(schema._schema, limits, introspection=settings.introspection)
     limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)
-    endpoint = GraphQLEndpoint(executor, settings, limiter)
+    server_key = ServerKey(settings.secret_key, database)
+    endpoint = GraphQLEndpoint(executor, settings, limiter, server_key)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -49,7 +51,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             Route("/graphql", endpoint),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
-            Mount("/settings", app=settings_app(settings, database)),
+            Mount("/settings", app=settings_app(settings, database, server_key)),
         ],
         # Outermost first: every answer, a masked 500 included, has a request id and a log line.
         middleware=[

@@ -25,6 +25,7 @@ from bench.scenarios import Scenario
 from bench.seed import Plan, WorkspaceSpec
 from bench.servers import ROOT, bench_env
 
+from supportdesk.auth.server_key import ServerKey
 from tests.servers import RunningServer
 
 MAIN = WorkspaceSpec("bench-test-main", 30, messages_per_issue=3, long_threads=2, articles=20)
@@ -38,11 +39,12 @@ TINY = Plan(
 class ThreadedFloor:
     """The floor's ASGI app in a uvicorn thread on a free port."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, secret: str) -> None:
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
-        config = uvicorn.Config(FloorApp(database_url), log_level="warning", lifespan="on")
+        app = FloorApp(database_url, secret)
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=lambda: asyncio.run(self._server.serve(sockets=[self._socket])), daemon=True
@@ -63,7 +65,9 @@ class ThreadedFloor:
 
 @pytest.fixture
 def floor(server: RunningServer) -> Iterator[ThreadedFloor]:
-    with ThreadedFloor(server.database_url) as running:
+    # The floor signs its cursors with the server's key, so their answers can be compared.
+    secret = server.call(ServerKey(server.settings.secret_key, server.db).secret())
+    with ThreadedFloor(server.database_url, secret) as running:
         yield running
 
 

@@ -10,25 +10,35 @@ from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.pagination import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
+    Cursors,
     PageRequest,
-    decode_cursor,
-    encode_cursor,
     page_of,
 )
 
 KEY = "mu_01JD4Z1T8YQ0V5X2N7C3B6M9K4"
+CURSORS = Cursors(b"k" * 32, "ws_one")
 
 
 def test_a_cursor_round_trips_to_the_key_it_was_made_from() -> None:
-    assert decode_cursor(encode_cursor(KEY)) == KEY
+    assert CURSORS.decode(CURSORS.encode(KEY)) == KEY
 
 
 def test_a_cursor_is_opaque_and_url_safe() -> None:
-    cursor = encode_cursor(KEY)
+    cursor = CURSORS.encode(KEY)
 
     assert KEY not in cursor
     assert "=" not in cursor
     assert all(char.isalnum() or char in "-_" for char in cursor)
+
+
+def _forged(text: bytes) -> str:
+    return base64.urlsafe_b64encode(text).decode().rstrip("=")
+
+
+def _altered(cursor: str) -> str:
+    raw = bytearray(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    raw[3] ^= 1
+    return _forged(bytes(raw))
 
 
 @pytest.mark.parametrize(
@@ -36,38 +46,41 @@ def test_a_cursor_is_opaque_and_url_safe() -> None:
     [
         "garbage!",
         "@@@@",
-        "YQ",  # base64 of "a": no version marker
-        base64.urlsafe_b64encode(b"c2:" + KEY.encode()).decode(),
-        base64.urlsafe_b64encode(b"\xff\xfe\xfd").decode(),
-        encode_cursor("x" * 300),
+        "YQ",  # base64 of "a": too short to hold a signature
+        _forged(b"c1:" + KEY.encode()),  # an unsigned cursor of before
+        _forged(KEY.encode() + b"\x00" * 12),  # a position with a made-up signature
+        _altered(CURSORS.encode(KEY)),  # one bit of the position changed
+        Cursors(b"k" * 32, "ws_two").encode(KEY),  # another workspace's
+        Cursors(b"x" * 32, "ws_one").encode(KEY),  # another deployment's
+        CURSORS.encode("x" * 300),
         "a",  # not a whole base64 quantum
-        encode_cursor("mu_\x00"),  # no key of ours holds a control character
+        "é" * 8,
     ],
 )
 def test_a_cursor_this_api_did_not_give_out_is_refused(cursor: str) -> None:
     with pytest.raises(InvalidArgument, match="cursor"):
-        decode_cursor(cursor)
+        CURSORS.decode(cursor)
 
 
 def test_first_defaults_to_25() -> None:
-    assert PageRequest.of(None, None) == PageRequest(DEFAULT_PAGE_SIZE, None)
+    assert PageRequest.of(None, None, CURSORS) == PageRequest(DEFAULT_PAGE_SIZE, None)
     assert DEFAULT_PAGE_SIZE == 25
 
 
 @pytest.mark.parametrize("first", [0, 1, 100])
 def test_first_from_0_to_100_is_accepted(first: int) -> None:
-    assert PageRequest.of(first, None).first == first
+    assert PageRequest.of(first, None, CURSORS).first == first
 
 
 @pytest.mark.parametrize("first", [-1, 101, 1000])
 def test_first_outside_0_to_100_is_refused_not_clamped(first: int) -> None:
     assert MAX_PAGE_SIZE == 100
     with pytest.raises(InvalidArgument, match="first"):
-        PageRequest.of(first, None)
+        PageRequest.of(first, None, CURSORS)
 
 
 def test_a_page_request_holds_the_key_of_its_cursor() -> None:
-    assert PageRequest.of(10, encode_cursor(KEY)) == PageRequest(10, KEY)
+    assert PageRequest.of(10, CURSORS.encode(KEY), CURSORS) == PageRequest(10, KEY)
 
 
 def test_a_page_is_the_first_n_rows_and_the_extra_row_says_there_is_more() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hmac
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -23,11 +24,11 @@ class PageRequest:
     after: str | None
 
     @classmethod
-    def of(cls, first: int | None, after: str | None) -> PageRequest:
+    def of(cls, first: int | None, after: str | None, cursors: Cursors) -> PageRequest:
         size = DEFAULT_PAGE_SIZE if first is None else first
         if size < 0 or size > MAX_PAGE_SIZE:
             raise InvalidArgument(f"`first` must be between 0 and {MAX_PAGE_SIZE}, got {size}.")
-        return cls(size, decode_cursor(after) if after else None)
+        return cls(size, cursors.decode(after) if after else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,19 +37,45 @@ class Page(Generic[T]):
     has_next: bool
 
 
-def encode_cursor(key: str) -> str:
-    return base64.urlsafe_b64encode(f"c1:{key}".encode()).decode().rstrip("=")
+_NOT_OURS = "`after` is not a cursor this API gave out."
+_MAC_BYTES = 12
+# A position is an id, or a relevance and an id: far below this.
+_MAX_CURSOR = 200
 
 
-def decode_cursor(cursor: str) -> str:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidArgument("`after` is not a cursor this API gave out.") from None
-    # Keys we encode are printable; anything else (a NUL above all) must not reach SQL.
-    if not text.startswith("c1:") or len(text) > 200 or not text.isprintable():
-        raise InvalidArgument("`after` is not a cursor this API gave out.")
-    return text[3:]
+class Cursors:
+    """Opaque cursors of one workspace's lists: an item's position (its id, or for a
+    search its relevance and id) with an HMAC of it under the deployment's cursor key.
+
+    A client can neither read a cursor as anything but a token nor make or alter one, and a
+    cursor of one workspace is refused in another, so no value of ours is taken on trust.
+    """
+
+    __slots__ = ("_key", "_scope")
+
+    def __init__(self, key: bytes, workspace_id: str) -> None:
+        self._key = key
+        self._scope = workspace_id.encode() + b"\x00"
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.digest(self._key, self._scope + payload, "sha256")[:_MAC_BYTES]
+
+    def encode(self, position: str) -> str:
+        payload = position.encode()
+        return base64.urlsafe_b64encode(payload + self._mac(payload)).decode().rstrip("=")
+
+    def decode(self, cursor: str) -> str:
+        """The position a cursor of ours holds; InvalidArgument for anything else."""
+        if len(cursor) > _MAX_CURSOR:
+            raise InvalidArgument(_NOT_OURS)
+        try:
+            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        except (binascii.Error, ValueError):
+            raise InvalidArgument(_NOT_OURS) from None
+        payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+        if not payload or not hmac.compare_digest(mac, self._mac(payload)):
+            raise InvalidArgument(_NOT_OURS)
+        return payload.decode()  # we signed it, so it is text we encoded
 
 
 def page_of(rows: list[T], first: int) -> Page[T]:

@@ -34,8 +34,11 @@ class Account(Node):
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[Contact] | None:
         loaders = info.context.loaders
-        page = await loaders.contacts_of_account.load((self.id, PageRequest.of(first, after)))
+        page = await loaders.contacts_of_account.load(
+            (self.id, PageRequest.of(first, after, info.context.cursors))
+        )
         return connection_of(
+            info.context.cursors,
             page,
             [Contact.of(contact) for contact in page.items],
             lambda: loaders.contact_count_of_account.load(self.id),
@@ -48,8 +51,11 @@ class Account(Node):
         from supportdesk.graphql.issues import Issue
 
         loaders = info.context.loaders
-        page = await loaders.issues_of_account.load((self.id, PageRequest.of(first, after)))
+        page = await loaders.issues_of_account.load(
+            (self.id, PageRequest.of(first, after, info.context.cursors))
+        )
         return connection_of(
+            info.context.cursors,
             page,
             [Issue.of(issue) for issue in page.items],
             lambda: loaders.issue_count_of_account.load(self.id),
@@ -135,12 +141,13 @@ class AccountQueries:
         filter: AccountFilter | None = None,
     ) -> Connection[Account] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else accounts.AccountFilter()
         page = await context.loaders.run(
             lambda c: accounts.list_accounts(c, context.workspace_id, request, where)
         )
         return connection_of(
+            info.context.cursors,
             page,
             [Account.of(account) for account in page.items],
             lambda: context.loaders.run(

@@ -84,12 +84,13 @@ class ApiKeyQueries:
         machine_user_id: strawberry.ID | None = None,
     ) -> Connection[ApiKey] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         owner = str(machine_user_id) if machine_user_id is not None else None
         page = await context.loaders.run(
             lambda c: api_keys.list_api_keys(c, context.workspace_id, request, owner)
         )
         return connection_of(
+            info.context.cursors,
             page,
             [ApiKey.of(key, context.now) for key in page.items],
             lambda: context.loaders.run(

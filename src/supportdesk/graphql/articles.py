@@ -121,12 +121,13 @@ class ArticleQueries:
         filter: ArticleFilter | None = None,
     ) -> Connection[Article] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else articles.ArticleFilter()
         page = await context.loaders.run(
             lambda c: articles.list_articles(c, context.workspace_id, request, where)
         )
         return connection_of(
+            info.context.cursors,
             page,
             [Article.of(hit.article) for hit in page.items],
             lambda: context.loaders.run(

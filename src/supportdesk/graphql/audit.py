@@ -52,11 +52,12 @@ class AuditQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[AuditEvent] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         page = await context.loaders.run(
             lambda c: audit.list_audit_events(c, context.workspace_id, request)
         )
         return connection_of(
+            info.context.cursors,
             page,
             [AuditEvent.of(event) for event in page.items],
             lambda: context.loaders.run(

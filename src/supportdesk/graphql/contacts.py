@@ -48,8 +48,11 @@ class Contact(Node):
         from supportdesk.graphql.issues import Issue
 
         loaders = info.context.loaders
-        page = await loaders.issues_of_contact.load((self.id, PageRequest.of(first, after)))
+        page = await loaders.issues_of_contact.load(
+            (self.id, PageRequest.of(first, after, info.context.cursors))
+        )
         return connection_of(
+            info.context.cursors,
             page,
             [Issue.of(issue) for issue in page.items],
             lambda: loaders.issue_count_of_contact.load(self.id),
@@ -155,12 +158,13 @@ class ContactQueries:
         filter: ContactFilter | None = None,
     ) -> Connection[Contact] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else contacts.ContactFilter()
         page = await context.loaders.run(
             lambda c: contacts.list_contacts(c, context.workspace_id, request, where)
         )
         return connection_of(
+            info.context.cursors,
             page,
             [Contact.of(contact) for contact in page.items],
             lambda: context.loaders.run(

@@ -11,6 +11,7 @@ import strawberry
 from supportdesk.auth.principal import Principal
 from supportdesk.db import Database
 from supportdesk.domain.audit import Actor
+from supportdesk.domain.pagination import Cursors
 
 if TYPE_CHECKING:
     from supportdesk.graphql.loaders import Loaders
@@ -22,6 +23,7 @@ class Context:
     principal: Principal
     request_id: str
     now: datetime
+    cursors: Cursors
     client_ip: str | None = None
     _loaders: Loaders | None = field(default=None, repr=False)
 

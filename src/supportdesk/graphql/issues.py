@@ -65,13 +65,15 @@ class Issue(Node):
     async def messages(
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[Message] | None:
-        page = await info.context.loaders.messages.load((self.id, PageRequest.of(first, after)))
+        page = await info.context.loaders.messages.load(
+            (self.id, PageRequest.of(first, after, info.context.cursors))
+        )
         total = self.message_count
 
         async def count() -> int:
             return total
 
-        return connection_of(page, [Message.of(m) for m in page.items], count)
+        return connection_of(info.context.cursors, page, [Message.of(m) for m in page.items], count)
 
     @strawberry.field(description="The contact who asked.")
     def requester(self, info: Info) -> Contact | None:
@@ -198,7 +200,7 @@ def _requested_thread_page(info: Info) -> PageRequest | None:
     if arguments is None:
         return None
     try:
-        return PageRequest.of(arguments.get("first"), arguments.get("after"))
+        return PageRequest.of(arguments.get("first"), arguments.get("after"), info.context.cursors)
     except InvalidArgument:
         return None  # the `messages` field reports it
 
@@ -247,7 +249,7 @@ class IssueQueries:
         order_by: IssueOrder = IssueOrder.CREATED_AT_ASC,
     ) -> Connection[Issue] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else issues.IssueFilter()
         newest_first = order_by is IssueOrder.CREATED_AT_DESC
         # Requesters are read with the list when asked for (and allowed): one statement on
@@ -273,6 +275,7 @@ class IssueQueries:
             for issue in page.items
         ]
         return connection_of(
+            info.context.cursors,
             page,
             nodes,
             lambda: context.loaders.run(

@@ -38,9 +38,10 @@ class MachineUser(Node):
 
         context = info.context
         page = await context.loaders.keys_of_machine_user.load(
-            (self.id, PageRequest.of(first, after))
+            (self.id, PageRequest.of(first, after, info.context.cursors))
         )
         return connection_of(
+            info.context.cursors,
             page,
             [ApiKey.of(key, context.now) for key in page.items],
             lambda: context.loaders.key_count_of_machine_user.load(self.id),
@@ -90,11 +91,12 @@ class MachineUserQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[MachineUser] | None:
         context = info.context
-        request = PageRequest.of(first, after)
+        request = PageRequest.of(first, after, info.context.cursors)
         page = await context.loaders.run(
             lambda c: machine_users.list_machine_users(c, context.workspace_id, request)
         )
         return connection_of(
+            info.context.cursors,
             page,
             [MachineUser.of(user) for user in page.items],
             lambda: context.loaders.run(

@@ -7,7 +7,7 @@ from typing import Generic, Protocol, TypeVar
 
 import strawberry
 
-from supportdesk.domain.pagination import Page, encode_cursor
+from supportdesk.domain.pagination import Cursors, Page
 
 NodeT = TypeVar("NodeT")
 ItemT = TypeVar("ItemT", bound="HasId")
@@ -44,6 +44,7 @@ class Connection(Generic[NodeT]):
 
 
 def connection_of(
+    cursors: Cursors,
     page: Page[ItemT],
     nodes: Sequence[NodeT],
     count: Callable[[], Awaitable[int]],
@@ -52,7 +53,7 @@ def connection_of(
     """Edges for `nodes` (the page's items, converted); each cursor holds its item's id,
     or `cursor_key(item)` for lists in another order (search by relevance)."""
     edges = [
-        Edge(cursor=encode_cursor(cursor_key(item) if cursor_key else item.id), node=node)
+        Edge(cursor=cursors.encode(cursor_key(item) if cursor_key else item.id), node=node)
         for item, node in zip(page.items, nodes, strict=True)
     ]
     return Connection(

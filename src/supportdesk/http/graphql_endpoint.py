@@ -17,8 +17,10 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from supportdesk.auth.principal import Principal
+from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
 from supportdesk.domain.clock import now
+from supportdesk.domain.pagination import Cursors
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.executor import Executor, Operation, Prepared, RequestError
 from supportdesk.http.access_log import access_record
@@ -60,10 +62,19 @@ class Reply:
 
 
 class GraphQLEndpoint:
-    def __init__(self, executor: Executor, settings: Settings, limiter: RateLimiter) -> None:
+    def __init__(
+        self, executor: Executor, settings: Settings, limiter: RateLimiter, server_key: ServerKey
+    ) -> None:
         self.executor = executor
         self.settings = settings
         self.admission = Admission(settings, limiter)
+        self.server_key = server_key
+        self._cursor_key: bytes | None = None
+
+    async def cursor_key(self) -> bytes:
+        if self._cursor_key is None:
+            self._cursor_key = await self.server_key.derived(CURSOR_KEY_PURPOSE)
+        return self._cursor_key
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = await self.handle(Request(scope, receive))
@@ -113,6 +124,7 @@ class GraphQLEndpoint:
                 principal=principal,
                 request_id=request.state.request_id,
                 now=now(),
+                cursors=Cursors(await self.cursor_key(), principal.workspace_id),
                 client_ip=request.client.host if request.client else None,
             )
             body = await self._run_in_time(prepared, operation, payload, context, cost)

@@ -13,6 +13,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from supportdesk.auth.login_throttle import LoginThrottle, ThrottleLimits
+from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.web.endpoint import Handler, Web, endpoint
@@ -26,7 +27,7 @@ PROBLEMS = {
 }
 
 
-def _web(settings: Settings, db: Database) -> Web:
+def _web(settings: Settings, db: Database, server_key: ServerKey) -> Web:
     limits = ThrottleLimits(
         per_address_and_email=settings.login_failures_per_address_and_email,
         per_email=settings.login_failures_per_email,
@@ -36,8 +37,9 @@ def _web(settings: Settings, db: Database) -> Web:
     return Web(
         settings,
         db,
-        SessionCookies(settings.secret_key, db, int(settings.session_hours * 3600)),
+        SessionCookies(server_key, int(settings.session_hours * 3600)),
         LoginThrottle(db, limits),
+        server_key,
     )
 
 
@@ -68,8 +70,8 @@ def _routes(web: Web) -> list[BaseRoute]:
     ]
 
 
-def settings_app(settings: Settings, db: Database) -> Starlette:
-    web = _web(settings, db)
+def settings_app(settings: Settings, db: Database, server_key: ServerKey) -> Starlette:
+    web = _web(settings, db, server_key)
 
     async def http_problem(request: Request, error: Exception) -> Response:
         status = error.status_code if isinstance(error, HTTPException) else 500

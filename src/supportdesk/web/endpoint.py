@@ -13,10 +13,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from supportdesk.auth.login_throttle import LoginThrottle
+from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.domain import audit
 from supportdesk.domain.org_admins import Membership, session_membership
+from supportdesk.domain.pagination import Cursors
 from supportdesk.web import csrf
 from supportdesk.web.render import SECURITY_HEADERS, Renderer
 from supportdesk.web.session import Session, SessionCookies
@@ -32,6 +34,7 @@ class Web:
     db: Database
     sessions: SessionCookies
     throttle: LoginThrottle
+    server_key: ServerKey
     renderer: Renderer = field(default_factory=Renderer)
 
 
@@ -57,6 +60,10 @@ class Page:
     @property
     def workspace_id(self) -> str:
         return self.me.admin.workspace_id
+
+    async def cursors(self) -> Cursors:
+        """The cursors of this workspace's lists, as the API signs them."""
+        return Cursors(await self.web.server_key.derived(CURSOR_KEY_PURPOSE), self.workspace_id)
 
     @property
     def client_address(self) -> str | None:

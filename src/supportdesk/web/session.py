@@ -10,7 +10,6 @@ signature proves the cookie was ours, the session row that it was not ended sinc
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -20,8 +19,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.requests import Request
 from starlette.responses import Response
 
-from supportdesk.auth.session_key import session_key
-from supportdesk.db import Database
+from supportdesk.auth.server_key import ServerKey
 
 COOKIE_NAME = "supportdesk_session"
 COOKIE_PATH = "/settings"
@@ -99,19 +97,15 @@ class Session:
 class SessionCookies:
     """Reads and writes sessions; the signing key is resolved once, on first use."""
 
-    def __init__(self, configured_key: str | None, db: Database, lifetime_seconds: int) -> None:
-        self._configured_key = configured_key
-        self._db = db
+    def __init__(self, server_key: ServerKey, lifetime_seconds: int) -> None:
+        self._server_key = server_key
         self.lifetime = lifetime_seconds
         self._serializer: URLSafeTimedSerializer | None = None
-        self._lock = asyncio.Lock()
 
     async def serializer(self) -> URLSafeTimedSerializer:
         if self._serializer is None:
-            async with self._lock:
-                if self._serializer is None:
-                    key = await session_key(self._configured_key, self._db)
-                    self._serializer = URLSafeTimedSerializer(key, salt="supportdesk.session")
+            key = await self._server_key.secret()
+            self._serializer = URLSafeTimedSerializer(key, salt="supportdesk.session")
         return self._serializer
 
     async def read(self, request: Request) -> Session:

@@ -8,7 +8,7 @@ from supportdesk.auth.scopes import PRESETS, SCOPES
 from supportdesk.domain import api_keys, machine_users
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, InvalidArgument
-from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest, encode_cursor
+from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
 from supportdesk.domain.submissions import claim_submission, new_submission_token
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.forms import ACCESS_CHOICES, EXPIRY_CHOICES, KeyForm
@@ -32,8 +32,9 @@ async def all_machine_users(page: Page) -> list[machine_users.MachineUser]:
 
 async def key_list(page: Page) -> Response:
     after = page.request.query_params.get("after") or None
+    cursors = await page.cursors()
     try:
-        request = PageRequest.of(PAGE_SIZE, after)
+        request = PageRequest.of(PAGE_SIZE, after, cursors)
     except InvalidArgument:
         return redirect("/settings/api")
     async with page.db.read() as connection:
@@ -47,7 +48,7 @@ async def key_list(page: Page) -> Response:
         keys=listed.items,
         owners=owners,
         now=now(),
-        next_after=encode_cursor(listed.items[-1].id) if listed.has_next else None,
+        next_after=cursors.encode(listed.items[-1].id) if listed.has_next else None,
     )
 
 

@@ -6,7 +6,7 @@ from starlette.responses import Response
 
 from supportdesk.domain import audit
 from supportdesk.domain.errors import InvalidArgument
-from supportdesk.domain.pagination import PageRequest, encode_cursor
+from supportdesk.domain.pagination import PageRequest
 from supportdesk.web.endpoint import Page, redirect
 
 PAGE_SIZE = 50
@@ -30,8 +30,9 @@ ACTOR_TYPES = {
 
 
 async def audit_log(page: Page) -> Response:
+    cursors = await page.cursors()
     try:
-        request = PageRequest.of(PAGE_SIZE, page.request.query_params.get("after") or None)
+        request = PageRequest.of(PAGE_SIZE, page.request.query_params.get("after") or None, cursors)
     except InvalidArgument:
         return redirect("/settings/audit")
     async with page.db.read() as connection:
@@ -44,5 +45,5 @@ async def audit_log(page: Page) -> Response:
         events=events.items,
         actions=ACTIONS,
         actor_types=ACTOR_TYPES,
-        next_after=encode_cursor(events.items[-1].id) if events.has_next else None,
+        next_after=cursors.encode(events.items[-1].id) if events.has_next else None,
     )

@@ -6,7 +6,7 @@ import asyncio
 import stat
 from pathlib import Path
 
-from supportdesk.auth.session_key import session_key, sqlite_key_file
+from supportdesk.auth.server_key import session_key, sqlite_key_file
 from supportdesk.db import Database
 
 

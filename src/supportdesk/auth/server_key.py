@@ -1,4 +1,5 @@
-"""The key that signs the settings page's session cookie.
+"""The deployment's own secret: it signs the settings page's session cookie and the
+cursors of every list (a key for each purpose is derived from it).
 
 SUPPORTDESK_SECRET_KEY when set. Otherwise the service makes one once and keeps it where
 every process of the deployment finds it: in a file next to the SQLite database, or in
@@ -7,6 +8,9 @@ the PostgreSQL database itself. Whoever creates it first wins; the others read i
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import hmac
 import os
 import secrets
 from datetime import UTC, datetime
@@ -20,6 +24,8 @@ from supportdesk.db import Database
 from supportdesk.db.tables import service_secrets
 
 ROW_NAME = "session_key"
+# The purpose the key of every list's cursors is derived for (domain/pagination.Cursors).
+CURSOR_KEY_PURPOSE = "supportdesk cursors"
 FILE_NAME = "secret_key"
 
 
@@ -80,3 +86,28 @@ async def session_key(configured: str | None, db: Database) -> str:
         return await _read_or_create_row(db)
     path = sqlite_key_file(db.url)
     return _read_or_create_file(path) if path is not None else _new_key()
+
+
+class ServerKey:
+    """The deployment's secret, resolved once on first use, and keys derived from it."""
+
+    def __init__(self, configured: str | None, db: Database) -> None:
+        self._configured = configured
+        self._db = db
+        self._key: str | None = None
+        self._lock = asyncio.Lock()
+
+    async def secret(self) -> str:
+        if self._key is None:
+            async with self._lock:
+                if self._key is None:
+                    self._key = await session_key(self._configured, self._db)
+        return self._key
+
+    async def derived(self, purpose: str) -> bytes:
+        return derive(await self.secret(), purpose)
+
+
+def derive(secret: str, purpose: str) -> bytes:
+    """A key for one purpose: knowing it tells nothing of the secret or other keys."""
+    return hmac.digest(secret.encode(), purpose.encode(), hashlib.sha256)
