@@ -33,6 +33,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         max_aliases=settings.max_aliases,
         max_cost=settings.max_cost,
         max_directives=settings.max_directives,
+        max_directives_per_location=settings.max_directives_per_location,
+        max_tokens=settings.max_tokens,
     )
     executor = Executor(schema._schema, limits, introspection=settings.introspection)
     limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)

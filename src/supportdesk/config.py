@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     max_aliases: int = Field(default=50, ge=1)
     max_cost: int = Field(default=10_000, ge=1)
     max_directives: int = Field(default=50, ge=1)
+    max_directives_per_location: int = Field(default=5, ge=1)
+    max_tokens: int = Field(default=10_000, ge=100)
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     rate_limit_per_minute: int = Field(default=600, ge=1)
     failed_auth_per_minute: int = Field(default=60, ge=1)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+from graphql import GraphQLError, Source, get_introspection_query, parse
+from graphql.language import Lexer, TokenKind
 
 from supportdesk.graphql.executor import Executor, RequestError
-from supportdesk.graphql.limits import Limits
+from supportdesk.graphql.limits import LimitExceeded, Limits, check_text
 from supportdesk.graphql.schema import build_schema
 from tests.client import Answer, GraphQLClient
 from tests.conftest import WorkspaceFixture, make_workspace
@@ -140,6 +143,91 @@ def test_piled_up_directives_are_refused(api: GraphQLClient) -> None:
     )
 
 
+def _server_milliseconds(document: str) -> tuple[float, RequestError]:
+    """The least CPU time of three fresh executors refusing the document, and the refusal."""
+    times, refusals = [], []
+    for _ in range(3):
+        executor = Executor(build_schema()._schema)
+        started = time.thread_time()
+        with pytest.raises(RequestError) as refused:
+            executor.prepare(document)
+        times.append((time.thread_time() - started) * 1000)
+        refusals.append(refused.value)
+    return min(times), refusals[0]
+
+
+def test_a_thousand_directives_get_one_error_before_parsing(api: GraphQLClient) -> None:
+    document = "{ apiInfo " + "@include(if: true) " * 1000 + "}"
+
+    extensions = refusal(api(document))
+    milliseconds, refused = _server_milliseconds(document)
+
+    assert (extensions["limit"], extensions["directives"], extensions["maximum"]) == (
+        "directives",
+        1000,
+        50,
+    )
+    assert len(refused.errors) == 1 and milliseconds < 50
+
+
+def test_a_hundred_thousand_tokens_get_one_error_before_parsing(api: GraphQLClient) -> None:
+    document = "{ " + " ".join(f"a{i}: __typename" for i in range(33_334)) + " }"
+
+    extensions = refusal(api(document))
+    milliseconds, refused = _server_milliseconds(document)
+
+    assert (extensions["limit"], extensions["maximum"]) == ("tokens", 10_000)
+    assert "10,000 tokens" in refused.errors[0]["message"]
+    assert len(refused.errors) == 1 and milliseconds < 50
+
+
+def test_ten_unknown_directives_on_one_field_get_one_error(api: GraphQLClient) -> None:
+    document = "{ __typename " + "@aa " * 10 + "}"
+
+    extensions = refusal(api(document))
+
+    assert (extensions["limit"], extensions["directives"], extensions["maximum"]) == (
+        "directives",
+        10,
+        5,
+    )
+
+
+def test_five_directives_on_one_field_are_left_to_validation(api: GraphQLClient) -> None:
+    answer = api("{ __typename " + " ".join(f"@d{i}" for i in range(5)) + " }")
+
+    assert answer.codes == ["GRAPHQL_VALIDATION_FAILED"] * 5
+
+
+def test_a_document_gets_at_most_20_validation_errors(api: GraphQLClient) -> None:
+    answer = api("{ " + " ".join(f"unknown{i}" for i in range(30)) + " }")
+
+    assert answer.codes == ["GRAPHQL_VALIDATION_FAILED"] * 20
+    assert "aborted" in answer.errors[-1]["message"]
+
+
+def test_the_token_count_before_parsing_agrees_with_the_parser() -> None:
+    document = get_introspection_query(descriptions=True) + ' { a(x: -1.5e3, y: "s\\"t@") }'
+    lexer = Lexer(Source(document))
+    tokens = 0
+    while lexer.advance().kind is not TokenKind.EOF:
+        tokens += 1
+
+    Executor(build_schema()._schema, Limits(max_tokens=tokens)).prepare(
+        get_introspection_query(descriptions=True)
+    )
+    with pytest.raises(LimitExceeded) as refused:
+        check_text(document, Limits(max_tokens=tokens - 1))
+    check_text(document, Limits(max_tokens=tokens))
+
+    assert refused.value.limit == "tokens"
+
+
+def test_the_parser_still_names_its_token_limit_as_graphql_core_words_it() -> None:
+    with pytest.raises(GraphQLError, match=r"^Syntax Error: Document contains more than 3 tokens"):
+        parse("{ a b c d }", max_tokens=3)
+
+
 def test_limit_errors_are_worked_out_once_per_document() -> None:
     executor = Executor(build_schema()._schema, Limits(max_depth=2))
     document = "{ machineUsers { edges { node { id } } } }"
@@ -163,8 +251,8 @@ def test_a_request_that_runs_over_the_time_out_is_stopped(
     quick = workspace.client()("{ __typename }")
 
     assert answer.status == 503
-    assert answer.codes == ["QUERY_TOO_COMPLEX"]
-    assert answer.errors[0]["extensions"]["limit"] == "timeout"
+    assert answer.codes == ["TIMEOUT"]
+    assert "data" not in answer.body
     assert "time-out" in answer.errors[0]["message"]
     assert quick.status == 200
 

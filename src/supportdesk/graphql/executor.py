@@ -30,7 +30,13 @@ from supportdesk.graphql.context import Context
 from supportdesk.graphql.cost import Cost, cost_of
 from supportdesk.graphql.errors import code_of
 from supportdesk.graphql.execution import ExecutionContext
-from supportdesk.graphql.limits import LimitExceeded, Limits, check_cost, check_shape
+from supportdesk.graphql.limits import (
+    LimitExceeded,
+    Limits,
+    check_cost,
+    check_shape,
+    check_text,
+)
 
 logger = logging.getLogger("supportdesk.graphql")
 
@@ -40,7 +46,12 @@ logger = logging.getLogger("supportdesk.graphql")
 CACHE_SIZE = 1024
 CACHE_CHARACTERS = 1024 * 1024
 MAX_CACHED_CHARACTERS = 8 * 1024
-MAX_QUERY_TOKENS = 5000
+# graphql-core says so when the parser stops at `max_tokens` (graphql-core is pinned to
+# its minor version; tests/http/test_query_limits.py checks the message still reads so).
+_TOO_MANY_TOKENS = "Syntax Error: Document contains more than"
+# At most 20 errors for one document (CONTRACT section 8): graphql-core stops at
+# `max_errors` and adds one that says it stopped.
+MAX_VALIDATION_ERRORS = 20
 
 
 class RequestError(Exception):
@@ -125,6 +136,16 @@ def _too_complex(exceeded: LimitExceeded, **response_extensions: Any) -> Request
         "QUERY_TOO_COMPLEX",
         [_error("QUERY_TOO_COMPLEX", str(exceeded), **exceeded.extensions)],
         extensions=response_extensions or None,
+    )
+
+
+def _too_many_tokens(maximum: int) -> LimitExceeded:
+    # The parser stops at the first token past the limit: how many more there were is unknown.
+    return LimitExceeded(
+        "tokens",
+        maximum + 1,
+        maximum,
+        f"The query has more than {maximum:,} tokens, the limit; parsing stopped there.",
     )
 
 
@@ -227,14 +248,26 @@ class Executor:
 
     def _prepare_uncached(self, query: str) -> Prepared | RequestError:
         try:
-            document = parse(query, max_tokens=MAX_QUERY_TOKENS)
+            check_text(query, self.limits)
+        except LimitExceeded as exceeded:
+            return _too_complex(exceeded)
+        try:
+            document = parse(query, max_tokens=self.limits.max_tokens)
         except GraphQLError as error:
+            if error.message.startswith(_TOO_MANY_TOKENS):
+                return _too_complex(_too_many_tokens(self.limits.max_tokens))
             return RequestError("GRAPHQL_PARSE_FAILED", [_located(error, "GRAPHQL_PARSE_FAILED")])
         try:
             check_shape(document, self.limits)
         except LimitExceeded as exceeded:
             return _too_complex(exceeded)
-        errors = validate(self.schema, document, self.rules, hide_suggestions=self.hide_suggestions)
+        errors = validate(
+            self.schema,
+            document,
+            self.rules,
+            max_errors=MAX_VALIDATION_ERRORS - 1,
+            hide_suggestions=self.hide_suggestions,
+        )
         if errors:
             return RequestError(
                 "GRAPHQL_VALIDATION_FAILED",

@@ -153,8 +153,7 @@ class GraphQLEndpoint:
         except TimeoutError:
             raise HttpProblem(
                 503,
-                "QUERY_TOO_COMPLEX",
+                "TIMEOUT",
                 f"The request ran over the time-out of {seconds:g} s; ask for less at once.",
-                limit="timeout",
                 timeoutSeconds=seconds,
             ) from None
