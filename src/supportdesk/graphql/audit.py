@@ -20,7 +20,9 @@ from supportdesk.graphql.pagination import Connection, connection_of
 @strawberry.type(description="Who did what to which key or machine user, when, from where.")
 class AuditEvent(Node):
     action: str
-    actor_type: str = strawberry.field(description="`machine_user`, `org_admin` or `cli`.")
+    actor_type: str = strawberry.field(
+        description="`machine_user`, `org_admin`, `cli`, or `anonymous` (a login that failed)."
+    )
     actor_id: strawberry.ID | None
     actor_label: str
     target_type: str
