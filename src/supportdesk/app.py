@@ -19,8 +19,11 @@ from supportdesk.http.access_log import AccessLogMiddleware
 from supportdesk.http.errors import ErrorMaskingMiddleware
 from supportdesk.http.graphql_endpoint import GraphQLEndpoint
 from supportdesk.http.health import healthz, readyz
+from supportdesk.http.metrics import metrics
 from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
+from supportdesk.observability.exposition import metrics_enabled
+from supportdesk.observability.metrics import RequestMetrics, watch_database
 from supportdesk.web import settings_app
 
 
@@ -40,6 +43,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)
     server_key = ServerKey(settings.secret_key, database)
     endpoint = GraphQLEndpoint(executor, settings, limiter, server_key)
+    request_metrics = RequestMetrics() if metrics_enabled(settings) else None
+    if request_metrics is not None:
+        watch_database(database)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -53,12 +59,14 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             Route("/graphql", endpoint),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
+            # No key asked: only where the operator says (docs/operations.md).
+            *([Route("/metrics", metrics)] if settings.metrics else []),
             Mount("/settings", app=settings_app(settings, database, server_key)),
         ],
         # Outermost first: every answer, a masked 500 included, has a request id and a log line.
         middleware=[
             Middleware(RequestIdMiddleware),
-            Middleware(AccessLogMiddleware),
+            Middleware(AccessLogMiddleware, metrics=request_metrics),
             Middleware(ErrorMaskingMiddleware),
         ],
         lifespan=lifespan,

@@ -182,12 +182,21 @@ def _served_settings() -> Settings:
     help="Comma-separated addresses or CIDR networks of the reverse proxies whose"
     " X-Forwarded-For and X-Forwarded-Proto are believed (default: none).",
 )
+@click.option(
+    "--metrics-port",
+    envvar="SUPPORTDESK_METRICS_PORT",
+    default=None,
+    type=click.IntRange(1, 65535),
+    help="Serve Prometheus metrics of all workers on this port (on --host; no key asked:"
+    " keep it off public networks).",
+)
 @database_option
 def serve(
     host: str,
     port: int,
     workers: int | None,
     trusted_proxies: str | None,
+    metrics_port: int | None,
     database_url: str | None,
 ) -> None:
     """Serve the API (and the settings page) until SIGTERM; requests in flight finish."""
@@ -197,11 +206,15 @@ def serve(
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
     if trusted_proxies is not None:
         os.environ["SUPPORTDESK_TRUSTED_PROXIES"] = trusted_proxies
+    if metrics_port is not None:
+        os.environ["SUPPORTDESK_METRICS_PORT"] = str(metrics_port)
     settings = _served_settings()
     count = workers or server.default_workers()
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
     click.echo(f"Settings → API for org admins: {settings_url(base_url)}")
+    if settings.metrics_port is not None:
+        click.echo(f"Metrics for Prometheus: http://{host}:{settings.metrics_port}/metrics")
     if count > 1 and not settings.redis_url:
         click.echo(
             f"Rate limits are kept per worker ({count} x the limit in all): set"

@@ -66,6 +66,10 @@ class Settings(BaseSettings):
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
     request_timeout_seconds: float = Field(default=10.0, gt=0)
     log_json: bool = True
+    # Prometheus metrics (docs/operations.md): /metrics on the public port, or on a port of
+    # their own, served by `serve`'s supervisor. Neither asks for a key.
+    metrics: bool = False
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
     # The settings page: how long a login lasts, and how many wrong passwords are allowed
     # within the throttle window per (client address, e-mail) pair, per e-mail from any
     # address (loose: anyone may send wrong passwords for a known e-mail, and this lock

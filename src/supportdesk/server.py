@@ -20,10 +20,13 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from supportdesk.config import Settings
+from supportdesk.observability import exposition
 
 APP = "supportdesk.server:served_app"
 # uvicorn's exit code for a worker that failed before serving (bad settings, port taken).
@@ -139,10 +142,28 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     if workers == 1:
         import uvicorn
 
-        uvicorn.run(APP, host=host, port=port, **options)
+        stop_metrics = _serve_metrics(host, settings.metrics_port)
+        try:
+            uvicorn.run(APP, host=host, port=port, **options)
+        finally:
+            stop_metrics()
         return
     logging.config.dictConfig(options["log_config"])
-    sys.exit(Supervisor(host, port, workers, options).run())
+    metrics = exposition.metrics_enabled(settings)
+    supervisor = Supervisor(host, port, workers, options, metrics, settings.metrics_port)
+    sys.exit(supervisor.run())
+
+
+def _serve_metrics(host: str, port: int | None) -> Callable[[], None]:
+    """Serves the metrics port (SUPPORTDESK_METRICS_PORT), if any, from this process;
+    returns its stop."""
+    if port is None:
+        return lambda: None
+    try:
+        return exposition.serve_metrics(host, port)
+    except OSError as error:
+        logger.error("The metrics port %s could not be bound: %s", port, error)
+        sys.exit(STARTUP_FAILURE)
 
 
 def _address(host: str, port: int) -> tuple[socket.AddressFamily, Any]:
@@ -191,12 +212,24 @@ class Supervisor:
 
     Why not uvicorn's own `--workers`: its workers share one listening socket, and a burst of
     new connections often lands on one worker; a socket per worker spread them evenly in
-    every run measured (docs/deploy.md)."""
+    every run measured (docs/deploy.md).
+
+    With metrics on, the workers write them to a directory of this run, and the metrics
+    port is served here, summing them all (observability/exposition.py)."""
 
     CHECK_SECONDS = 0.5
 
-    def __init__(self, host: str, port: int, workers: int, options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        workers: int,
+        options: dict[str, Any],
+        metrics: bool = False,
+        metrics_port: int | None = None,
+    ) -> None:
         self.host, self.port, self.count, self.options = host, port, workers, options
+        self.metrics, self.metrics_port = metrics, metrics_port
         self._stop = threading.Event()
         self._context = multiprocessing.get_context("spawn")
 
@@ -210,6 +243,13 @@ class Supervisor:
     def run(self) -> int:
         """Serve until told to stop; the exit code for the command."""
         _ensure_port_is_free(self.host, self.port)
+        with ExitStack() as stack:
+            if self.metrics:
+                stack.enter_context(exposition.worker_metrics_directory())
+            stack.callback(_serve_metrics(self.host, self.metrics_port))
+            return self._supervise()
+
+    def _supervise(self) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self._stop.set())
         workers = [self._spawn() for _ in range(self.count)]
@@ -226,6 +266,8 @@ class Supervisor:
                 logger.warning(
                     "Worker %s died (exit code %s); starting another.", worker.pid, worker.exitcode
                 )
+                if self.metrics and worker.pid is not None:
+                    exposition.forget_worker(worker.pid)
                 workers[index] = self._spawn()
         for worker in workers:
             if worker.is_alive() and worker.pid is not None:

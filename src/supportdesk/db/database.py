@@ -12,7 +12,7 @@ The hottest reads skip SQLAlchemy's execution layer altogether: see `direct.py`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,8 @@ class Database:
             # Reads run in autocommit: each statement sees the latest committed state.
             self.reader = _sqlite_engine(url, pool_size, None)
             direct: PostgresReader | SqliteReader = SqliteReader(url, SQLITE_PRAGMAS)
+            # Each pool's most connections; the direct reads hold no pool on SQLite.
+            self.pool_limits = {"writer": 1, "reader": pool_size}
         else:
             self.writer = create_async_engine(
                 url,
@@ -83,6 +85,7 @@ class Database:
             # The same pool; only the connection's autocommit flag differs while it is out.
             self.reader = self.writer.execution_options(isolation_level="AUTOCOMMIT")
             direct = PostgresReader(url, pool_size)
+            self.pool_limits = {"shared": 2 * pool_size, "direct": pool_size}
         self.direct = DirectReads(direct, self.reader.dialect)
 
     @property
@@ -94,6 +97,21 @@ class Database:
         """The engines that own a pool (events and disposal go to these)."""
         shared = self.reader.sync_engine.pool is self.writer.sync_engine.pool
         return (self.writer,) if shared else (self.writer, self.reader)
+
+    def watch_pools(self, moved: Callable[[str, int], None]) -> None:
+        """Calls `moved(pool, 1)` when a connection leaves a pool and `moved(pool, -1)` when
+        it is back; pools are named as in `pool_limits`."""
+        named = (
+            {"writer": self.writer, "reader": self.reader}
+            if self.is_sqlite
+            else {"shared": self.writer}
+        )
+        for name, engine in named.items():
+            pool = engine.sync_engine.pool
+            event.listen(pool, "checkout", lambda *_, name=name: moved(name, 1))
+            event.listen(pool, "checkin", lambda *_, name=name: moved(name, -1))
+        if isinstance(self.direct.reader, PostgresReader):
+            self.direct.reader.watch = lambda delta: moved("direct", delta)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncConnection]:

@@ -97,6 +97,8 @@ class PostgresReader:
     def __init__(self, url: str, size: int) -> None:
         self.dsn = make_url(url).set(drivername="postgresql").render_as_string(False)
         self.size = size
+        # Told +1 when a connection leaves the pool and -1 when it is back (metrics).
+        self.watch: Callable[[int], None] | None = None
         self._pool: asyncpg.Pool | None = None
         self._opening: asyncio.Lock | None = None
 
@@ -112,8 +114,15 @@ class PostgresReader:
 
     async def fetch(self, compiled: Compiled, arguments: list[Any]) -> Sequence[Sequence[Any]]:
         pool = await self._ready_pool()
+        watch = self.watch
         async with pool.acquire() as connection:
-            rows: Sequence[Sequence[Any]] = await connection.fetch(compiled.sql, *arguments)
+            if watch is not None:
+                watch(1)
+            try:
+                rows: Sequence[Sequence[Any]] = await connection.fetch(compiled.sql, *arguments)
+            finally:
+                if watch is not None:
+                    watch(-1)
             return rows
 
     async def close(self) -> None:

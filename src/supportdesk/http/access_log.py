@@ -3,7 +3,8 @@
 The line names the key by its prefix only (never the secret), and the workspace, the
 operation and its cost when the GraphQL endpoint got that far. A client that went away
 before its request had arrived whole is logged with status 499 (nginx's "client closed
-request"): nothing was answered, and it is no server error.
+request"): nothing was answered, and it is no server error. When metrics are on, the same
+record, status and duration are counted (observability/metrics.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from supportdesk.observability.metrics import RequestMetrics
 
 logger = logging.getLogger("supportdesk.access")
 
@@ -30,6 +33,8 @@ class AccessRecord:
     operation: str | None = None
     operation_type: str | None = None
     cost: int | None = None
+    # The rate limit that refused the request (429): "key" or "failed_auth".
+    rate_limited_by: str | None = None
 
 
 def access_record(scope: Scope) -> AccessRecord:
@@ -42,8 +47,9 @@ def access_record(scope: Scope) -> AccessRecord:
 
 
 class AccessLogMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, metrics: RequestMetrics | None = None) -> None:
         self.app = app
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -65,6 +71,7 @@ class AccessLogMiddleware:
             # Ends here: raised on, uvicorn would log it at ERROR with a traceback.
             status = CLIENT_CLOSED_REQUEST
         finally:
+            seconds = time.perf_counter() - started
             logger.info(
                 "request",
                 extra={
@@ -77,8 +84,18 @@ class AccessLogMiddleware:
                         "operation": record.operation,
                         "operation_type": record.operation_type,
                         "cost": record.cost,
+                        "rate_limited_by": record.rate_limited_by,
                         "status": status,
-                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                        "duration_ms": round(seconds * 1000, 2),
                     }
                 },
             )
+            if self.metrics is not None:
+                self.metrics.finished(
+                    scope["path"],
+                    record.operation,
+                    record.operation_type,
+                    record.rate_limited_by,
+                    status,
+                    seconds,
+                )

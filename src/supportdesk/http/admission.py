@@ -19,7 +19,7 @@ from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.domain.clock import now
-from supportdesk.http.access_log import access_record
+from supportdesk.http.access_log import AccessRecord, access_record
 from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import HttpProblem
 
@@ -41,7 +41,7 @@ class Admission:
         record = access_record(request.scope)
         record.key_prefix = principal.key_prefix
         record.workspace = principal.workspace_id
-        return principal, await self._spend_token(principal)
+        return principal, await self._spend_token(principal, record)
 
     async def _authenticate(self, request: Request) -> Principal:
         db: Database = request.app.state.db
@@ -92,6 +92,7 @@ class Admission:
         limit = self.settings.failed_auth_per_minute
         verdict = await self.limiter.take(f"auth-failures:{address}", limit)
         if not verdict.allowed:
+            access_record(request.scope).rate_limited_by = "failed_auth"
             raise HttpProblem(
                 429,
                 "RATE_LIMITED",
@@ -101,10 +102,11 @@ class Admission:
                 retryAfter=verdict.retry_after,
             )
 
-    async def _spend_token(self, principal: Principal) -> dict[str, str]:
+    async def _spend_token(self, principal: Principal, record: AccessRecord) -> dict[str, str]:
         limit = self.settings.rate_limit_per_minute
         verdict = await self.limiter.take(f"key:{principal.key_id}", limit)
         if not verdict.allowed:
+            record.rate_limited_by = "key"
             raise HttpProblem(
                 429,
                 "RATE_LIMITED",
