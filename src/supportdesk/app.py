@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -75,4 +76,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.db = database
     app.state.schema = schema
     app.state.limiter = limiter
+    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        from supportdesk.http.tracing import instrument  # the otel extra: loaded only when on
+
+        instrument(app, database)
     return app

@@ -21,6 +21,7 @@ import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,12 +165,14 @@ class SqliteReader:
 
 
 class DirectReads:
-    """Runs prebuilt read statements directly on the driver; tells observers each SQL."""
+    """Runs prebuilt read statements directly on the driver; tells observers each SQL, and
+    runs each statement inside `around(sql)` when that is set (a tracing span)."""
 
     def __init__(self, reader: PostgresReader | SqliteReader, dialect: Dialect) -> None:
         self.reader = reader
         self.dialect = dialect
         self.observers: list[Callable[[str], None]] = []
+        self.around: Callable[[str], AbstractContextManager[object]] | None = None
         self._compiled: dict[int, tuple[ReadStatement, Compiled]] = {}
 
     def compiled(self, statement: ReadStatement) -> Compiled:
@@ -187,7 +190,12 @@ class DirectReads:
         compiled = self.compiled(statement)
         for observe in self.observers:
             observe(compiled.sql)
-        raw = await self.reader.fetch(compiled, compiled.arguments(parameters))
+        arguments = compiled.arguments(parameters)
+        if self.around is None:
+            raw = await self.reader.fetch(compiled, arguments)
+        else:
+            with self.around(compiled.sql):
+                raw = await self.reader.fetch(compiled, arguments)
         return compiled.rows(raw)
 
     async def close(self) -> None:

@@ -1,0 +1,126 @@
+"""OpenTelemetry traces (the `otel` extra; docs/operations.md): the tracer provider that exports
+over OTLP, and a span for every SQL statement, child of the request's span.
+
+Imported only when OTEL_EXPORTER_OTLP_ENDPOINT is set (app.py): without it no module of
+OpenTelemetry is loaded and nothing is spent. Statements are followed on both paths to the
+database: SQLAlchemy's cursor events on each engine, and the direct reads on the driver
+(db/direct.py), which SQLAlchemy never sees. Spans carry the SQL, never its parameters.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+try:
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+    from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
+except ImportError as error:  # pragma: no cover - depends on what is installed
+    raise ImportError(
+        "OTEL_EXPORTER_OTLP_ENDPOINT is set, and traces need the otel extra:"
+        " pip install 'supportdesk[otel]'"
+    ) from error
+from sqlalchemy import event
+
+from supportdesk.db import Database
+
+SERVICE_NAME = "supportdesk"
+# The execution context's attribute that holds a statement's open span.
+_SPAN = "_supportdesk_span"
+
+
+def otlp_provider() -> TracerProvider:
+    """Spans batched to the OTLP endpoint that the OTEL_EXPORTER_OTLP_* variables name, over
+    HTTP (protobuf) or, with OTEL_EXPORTER_OTLP_PROTOCOL=grpc, gRPC. The provider flushes
+    what is left when the process exits."""
+    resource = Resource.create()
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({"service.name": SERVICE_NAME}))
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(_exporter()))
+    return provider
+
+
+def _exporter() -> SpanExporter:
+    protocol = os.environ.get(
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+    )
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    else:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # type: ignore[assignment]
+            OTLPSpanExporter,
+        )
+    return OTLPSpanExporter()
+
+
+def trace_statements(database: Database, tracer: Tracer) -> StatementSpans:
+    """From now on, every statement `database` runs has its span."""
+    spans = StatementSpans(tracer, database.dialect)
+    for engine in database.engines:
+        event.listen(engine.sync_engine, "before_cursor_execute", spans.before)
+        event.listen(engine.sync_engine, "after_cursor_execute", spans.after)
+        event.listen(engine.sync_engine, "handle_error", spans.failed)
+    database.direct.around = spans.around
+    return spans
+
+
+class StatementSpans:
+    """A client span around each SQL statement: SQLAlchemy's events, or a context manager."""
+
+    def __init__(self, tracer: Tracer, system: str) -> None:
+        self.tracer = tracer
+        self.system = system
+
+    def start(self, statement: str) -> Span:
+        words = statement.split(None, 1)
+        operation = words[0].upper() if words else "SQL"
+        return self.tracer.start_span(
+            operation,
+            kind=SpanKind.CLIENT,
+            attributes={
+                "db.system.name": self.system,
+                "db.operation.name": operation,
+                "db.query.text": statement,
+            },
+        )
+
+    @contextmanager
+    def around(self, statement: str) -> Iterator[Span]:
+        """A direct read's span: db/direct.py runs the statement inside it."""
+        span = self.start(statement)
+        try:
+            yield span
+        except BaseException as error:
+            _end_with_error(span, error)
+            raise
+        span.end()
+
+    def before(self, _conn: Any, _cursor: Any, statement: str, *args: Any) -> None:
+        context = args[1]  # after the parameters, before `executemany`
+        if context is not None:
+            setattr(context, _SPAN, self.start(statement))
+
+    def after(self, _conn: Any, _cursor: Any, _statement: str, *args: Any) -> None:
+        span = getattr(args[1], _SPAN, None)
+        if span is not None:
+            setattr(args[1], _SPAN, None)
+            span.end()
+
+    def failed(self, failure: Any) -> None:
+        span = getattr(failure.execution_context, _SPAN, None)
+        if span is not None:
+            setattr(failure.execution_context, _SPAN, None)
+            _end_with_error(span, failure.original_exception)
+
+
+def _end_with_error(span: Span, error: BaseException) -> None:
+    # The type only: a driver's message may quote the values of the statement.
+    span.set_attribute("error.type", type(error).__name__)
+    span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+    span.end()
