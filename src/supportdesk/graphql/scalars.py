@@ -6,12 +6,9 @@ from datetime import UTC, datetime
 
 import strawberry
 
+from supportdesk.domain.clock import rfc3339
 
-def serialise_datetime(value: datetime) -> str:
-    if value.tzinfo is not UTC:
-        value = value.astimezone(UTC)
-    # isoformat is several times cheaper than strftime; drop its "+00:00" for "Z".
-    return value.isoformat(timespec="milliseconds")[:-6] + "Z"
+serialise_datetime = rfc3339
 
 
 def parse_datetime(value: object) -> datetime:
