@@ -1,5 +1,6 @@
 """Reading a GraphQL-over-HTTP request: the media type to answer in, and the query,
-variables, operation name and extensions out of a GET's query string or a POST's body."""
+variables, operation name and extensions out of a GET's query string or a POST's body.
+The JSON body's checks (media type, size, syntax) serve the REST interface too."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ class HttpProblem(Exception):
     ) -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+        self.message = message
+        self.extensions = extensions
         self.body = {"errors": [{"message": message, "extensions": {"code": code, **extensions}}]}
         self.headers = headers or {}
 
@@ -79,6 +83,19 @@ def negotiate(accept: str | None) -> str:
 
 
 async def read_post(request: Request, max_body_bytes: int) -> GraphQLRequest:
+    data = await read_json(request, max_body_bytes)
+    if isinstance(data, list):
+        raise HttpProblem(
+            400, "BAD_REQUEST", "Batched requests are not supported; send one object."
+        )
+    if not isinstance(data, dict):
+        raise HttpProblem(400, "BAD_REQUEST", "The body must be a JSON object with `query`.")
+    return graphql_request(
+        data.get("query"), data.get("variables"), data.get("operationName"), data.get("extensions")
+    )
+
+
+async def read_json(request: Request, max_body_bytes: int) -> Any:
     """The JSON body, refused unread past the size limit when it declares its length, and as
     soon as it grows past it when it does not."""
     kind, parameters = _media_range(request.headers.get("content-type", ""))
@@ -96,18 +113,9 @@ async def read_post(request: Request, max_body_bytes: int) -> GraphQLRequest:
         if len(body) > max_body_bytes:
             raise _too_large(max_body_bytes)
     try:
-        data = orjson.loads(body)
+        return orjson.loads(body)
     except orjson.JSONDecodeError:
         raise HttpProblem(400, "BAD_REQUEST", "The body is not valid JSON.") from None
-    if isinstance(data, list):
-        raise HttpProblem(
-            400, "BAD_REQUEST", "Batched requests are not supported; send one object."
-        )
-    if not isinstance(data, dict):
-        raise HttpProblem(400, "BAD_REQUEST", "The body must be a JSON object with `query`.")
-    return graphql_request(
-        data.get("query"), data.get("variables"), data.get("operationName"), data.get("extensions")
-    )
 
 
 async def read_get(request: Request) -> GraphQLRequest:
