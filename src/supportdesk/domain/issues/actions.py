@@ -68,6 +68,9 @@ def _body(check: Validator, value: str | None) -> str:
         return ""
     if len(value) > MAX_BODY:
         check.fail("body", FieldCode.TOO_LONG)
+    elif "\x00" in value:
+        # As Validator.text: no backend stores it alike (PostgreSQL text cannot hold it).
+        check.fail("body", FieldCode.INVALID)
     return value
 
 
