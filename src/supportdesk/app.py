@@ -25,6 +25,7 @@ from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
 from supportdesk.observability.exposition import metrics_enabled
 from supportdesk.observability.metrics import RequestMetrics, watch_database
+from supportdesk.rest import rest_mount
 from supportdesk.web import settings_app
 
 
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             # No key asked: only where the operator says (docs/operations.md).
             *([Route("/metrics", metrics)] if settings.metrics else []),
             Mount("/settings", app=settings_app(settings, database, server_key)),
+            rest_mount(settings, limiter),
         ],
         # Outermost first: every answer, a masked 500 included, has a request id and a log line.
         middleware=[

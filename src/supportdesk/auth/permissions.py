@@ -1,5 +1,6 @@
-"""The permission table: every root field, and every relation that leads to another
-resource, mapped to the scopes any one of which allows it (CONTRACT section 2).
+"""The permission table: every root field, every relation that leads to another resource,
+and every REST operation, mapped to the scopes any one of which allows it (CONTRACT
+sections 2 and 13).
 
 Deny by default: the GraphQL schema refuses to start when a root field is missing here,
 and a test fails when a relation to another resource is.
@@ -60,6 +61,9 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Account.issues": _any("issues:read"),
     # Relay: each type is checked against the scopes of its own single-object query.
     "Query.node": ANY_STANDARD_KEY,
+    # The REST interface under /v1 (CONTRACT section 13): the scopes of the same operations.
+    "REST.createIssue": _any("issues:create", "issues:write"),
+    "REST.getIssue": _any("issues:read"),
 }
 
 # The scopes that allow reading one object of a type through `node(id)`.

@@ -11,6 +11,7 @@ _EMAIL = re.compile(
     r"\A[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z"
 )
 _DOMAIN_LABEL = re.compile(r"\A[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
+MAX_EMAIL = 254  # RFC 5321's limit on a path, so on an address
 
 
 class Validator:
@@ -36,7 +37,7 @@ class Validator:
 
     def email(self, field: str, value: str | None, *, required: bool) -> str | None:
         errors_before = len(self.errors)
-        cleaned = self.text(field, value, 254, required=required)
+        cleaned = self.text(field, value, MAX_EMAIL, required=required)
         if cleaned is not None and len(self.errors) == errors_before and not _EMAIL.match(cleaned):
             self.fail(field, FieldCode.INVALID)
         return cleaned

@@ -1,0 +1,6 @@
+"""The older REST interface under /v1 (CONTRACT section 13): a thin adapter, like graphql/,
+over the same domain actions, keys, permission table and rate limits."""
+
+from supportdesk.rest.routes import rest_mount
+
+__all__ = ["rest_mount"]

@@ -1,0 +1,358 @@
+"""The OpenAPI 3.1 document of the REST interface, served at GET /v1/openapi.json.
+
+Written as data; the limits, priorities and statuses come from the domain that enforces
+them, the scopes from the permission table, so the document cannot drift from either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supportdesk import __version__
+from supportdesk.auth.permissions import PERMISSIONS
+from supportdesk.domain.idempotency import MAX_KEY_LENGTH, RETENTION
+from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
+from supportdesk.domain.issues.workflow import DEFAULT_PRIORITY, PRIORITIES, STATUSES
+from supportdesk.domain.pagination import MAX_PAGE_SIZE
+from supportdesk.domain.validation import MAX_EMAIL
+from supportdesk.rest.schemas import IDEMPOTENCY_HEADER
+
+# Rules no JSON Schema keyword states cheaply (a `pattern` makes generating examples from
+# the document slow), and so said in words.
+_NO_NUL = " No NUL character (U+0000)."
+
+
+def _ref(kind: str, name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/{kind}/{name}"}
+
+
+def _scopes(operation: str) -> str:
+    return " or ".join(f"`{scope}`" for scope in sorted(PERMISSIONS[operation]))
+
+
+def _schemas() -> dict[str, Any]:
+    timestamp = {
+        "type": "string",
+        "format": "date-time",
+        "description": "RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T13:45:07.123Z.",
+    }
+    issue = {
+        "id": {"type": "string", "description": "Opaque, e.g. iss_01JD…"},
+        "ticket_number": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Per workspace, from 1, gap-free; shared with GraphQL.",
+        },
+        "subject": {"type": "string"},
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "priority": {"type": "string", "enum": list(PRIORITIES)},
+        "created_at": timestamp,
+    }
+    return {
+        "CreateIssueRequest": {
+            "type": "object",
+            "required": ["subject", "body", "requester_email"],
+            "properties": {
+                "subject": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_SUBJECT,
+                    "description": f"1–{MAX_SUBJECT:,} characters after trimming white space."
+                    + _NO_NUL,
+                },
+                "body": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_BODY,
+                    "description": f"The first message: up to {MAX_BODY:,} characters, not "
+                    "only white space." + _NO_NUL,
+                },
+                "requester_email": {
+                    "type": "string",
+                    "format": "email",
+                    "maxLength": MAX_EMAIL,
+                    "description": "One @ and a dotted domain name; the requester becomes a "
+                    "contact of the workspace (matched ignoring case).",
+                },
+                "requester_name": {
+                    "type": ["string", "null"],
+                    "maxLength": MAX_NAME,
+                    "description": "The first message's sender name (the e-mail without it); "
+                    "trimmed." + _NO_NUL,
+                },
+                "priority": {
+                    "type": ["string", "null"],
+                    "enum": [*PRIORITIES, None],
+                    "default": DEFAULT_PRIORITY,
+                    "description": "Any case is accepted (`HIGH` is `high`); answered lowercase.",
+                },
+            },
+            "description": "Other members are ignored.",
+        },
+        "Issue": {"type": "object", "required": list(issue), "properties": issue},
+        "IssueWithMessages": {
+            "type": "object",
+            "required": [*issue, "messages"],
+            "properties": {
+                **issue,
+                "messages": {
+                    "type": "array",
+                    "maxItems": MAX_PAGE_SIZE,
+                    "items": _ref("schemas", "Message"),
+                    "description": f"The thread, oldest first: its first {MAX_PAGE_SIZE} "
+                    "messages (GraphQL's `issue.messages` pages through longer ones).",
+                },
+            },
+        },
+        "Message": {
+            "type": "object",
+            "required": ["id", "sender_name", "body", "created_at"],
+            "properties": {
+                "id": {"type": "string", "description": "Opaque, e.g. msg_01JD…"},
+                "sender_name": {"type": "string"},
+                "body": {"type": "string"},
+                "created_at": timestamp,
+            },
+        },
+        "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": _ref("schemas", "ErrorDetail")},
+        },
+        "ErrorDetail": {
+            "type": "object",
+            "required": ["code", "message", "fields"],
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "description": "The GraphQL API's code: UNAUTHENTICATED, FORBIDDEN, "
+                    "NOT_FOUND, RATE_LIMITED, BAD_REQUEST, PAYLOAD_TOO_LARGE, "
+                    "UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_MISMATCH, "
+                    "METHOD_NOT_ALLOWED, INTERNAL_SERVER_ERROR.",
+                },
+                "message": {"type": "string", "description": "For people; may change."},
+                "fields": {
+                    "type": "array",
+                    "items": _ref("schemas", "FieldError"),
+                    "description": "Each refused input (VALIDATION_FAILED); empty otherwise.",
+                },
+                "reason": {
+                    "type": "string",
+                    "enum": ["missing", "malformed", "invalid", "revoked", "expired"],
+                    "description": "Why the key was refused (401).",
+                },
+                "required_scopes": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Any one of these scopes would allow the operation (403).",
+                },
+                "retry_after": {
+                    "type": "integer",
+                    "description": "Seconds until the limit allows again (429).",
+                },
+                "max_bytes": {"type": "integer", "description": "The body size limit (413)."},
+                "request_id": {
+                    "type": ["string", "null"],
+                    "description": "The X-Request-Id to quote to an operator (500).",
+                },
+            },
+        },
+        "FieldError": {
+            "type": "object",
+            "required": ["field", "code"],
+            "properties": {
+                "field": {
+                    "type": "string",
+                    "description": f"A body member, or `{IDEMPOTENCY_HEADER}` for the header.",
+                },
+                "code": {"type": "string", "enum": ["REQUIRED", "INVALID", "TOO_LONG"]},
+            },
+        },
+    }
+
+
+_HEADERS: dict[str, tuple[str, str]] = {
+    "X-Request-Id": ("string", "The request's id: the caller's when sane, else a new one."),
+    "X-RateLimit-Limit": ("integer", "Requests the key may make per minute."),
+    "X-RateLimit-Remaining": ("integer", "Requests left in the current minute."),
+    "X-RateLimit-Reset": ("integer", "When the current minute ends, in epoch seconds."),
+    "Retry-After": ("integer", "Seconds to wait before trying again."),
+    "WWW-Authenticate": ("string", "Always `Bearer`."),
+    "Location": ("string", "The issue's address, /v1/issues/{id}."),
+}
+
+
+def _headers_of(*names: str, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Response headers, inline: whether one is required depends on the response."""
+    return {
+        name: {
+            "description": _HEADERS[name][1],
+            "required": name in names,
+            "schema": {"type": _HEADERS[name][0]},
+        }
+        for name in (*names, *optional)
+    }
+
+
+_RATE_LIMITED = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def _error(description: str, *headers: str, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": _headers_of("X-Request-Id", *headers, optional=optional),
+        "content": {"application/json": {"schema": _ref("schemas", "Error")}},
+    }
+
+
+def _responses() -> dict[str, Any]:
+    return {
+        "BadRequest": _error(
+            "BAD_REQUEST: the body is not JSON, or not a JSON object.", *_RATE_LIMITED
+        ),
+        "Unauthenticated": _error(
+            "UNAUTHENTICATED: a missing, malformed, unknown, revoked or expired key; "
+            "`reason` says which.",
+            "WWW-Authenticate",
+        ),
+        "Forbidden": _error(
+            "FORBIDDEN: the key lacks the scope; `required_scopes` names those that would do.",
+            *_RATE_LIMITED,
+        ),
+        "NotFound": _error(
+            "NOT_FOUND: no such issue in the key's workspace (another workspace's issue, "
+            "and an id that is not an issue's, answer the same).",
+            *_RATE_LIMITED,
+        ),
+        "PayloadTooLarge": _error(
+            "PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB by default).", *_RATE_LIMITED
+        ),
+        "UnsupportedMediaType": _error(
+            "UNSUPPORTED_MEDIA_TYPE: send `application/json` (UTF-8).", *_RATE_LIMITED
+        ),
+        "ValidationFailed": _error(
+            "VALIDATION_FAILED (`fields` names each refused input: REQUIRED, INVALID or "
+            "TOO_LONG), or IDEMPOTENCY_KEY_MISMATCH (the key was used with another body).",
+            *_RATE_LIMITED,
+        ),
+        "RateLimited": _error(
+            "RATE_LIMITED: the key's requests per minute are spent (the X-RateLimit headers "
+            "come with it), or this address's failed authentications are (they do not).",
+            "Retry-After",
+            optional=_RATE_LIMITED,
+        ),
+        "InternalError": _error(
+            "INTERNAL_SERVER_ERROR: masked; `request_id` finds it in the server's log."
+        ),
+    }
+
+
+def _create_issue() -> dict[str, Any]:
+    issue = {"application/json": {"schema": _ref("schemas", "Issue")}}
+    return {
+        "operationId": "createIssue",
+        "summary": "Open an issue",
+        "description": "The same operation as GraphQL's `createIssue`: the body becomes the "
+        "first message, the requester a contact, the ticket number the workspace's next. "
+        f"Needs a legacy `svc_live_` key, or a `svc_mk_` key with {_scopes('REST.createIssue')}.",
+        "parameters": [_ref("parameters", "IdempotencyKey")],
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": _ref("schemas", "CreateIssueRequest")}},
+        },
+        "responses": {
+            "201": {
+                "description": "Created (or, for a retry with the same Idempotency-Key and "
+                "body, the issue the first request created).",
+                "headers": _headers_of("X-Request-Id", "Location", *_RATE_LIMITED),
+                "content": issue,
+                "links": {
+                    "GetIssue": {
+                        "operationId": "getIssue",
+                        "parameters": {"id": "$response.body#/id"},
+                    }
+                },
+            },
+            "400": _ref("responses", "BadRequest"),
+            "401": _ref("responses", "Unauthenticated"),
+            "403": _ref("responses", "Forbidden"),
+            "413": _ref("responses", "PayloadTooLarge"),
+            "415": _ref("responses", "UnsupportedMediaType"),
+            "422": _ref("responses", "ValidationFailed"),
+            "429": _ref("responses", "RateLimited"),
+            "500": _ref("responses", "InternalError"),
+        },
+    }
+
+
+def _get_issue() -> dict[str, Any]:
+    return {
+        "operationId": "getIssue",
+        "summary": "Read an issue with its messages",
+        "description": "The same read as GraphQL's `issue(id)`. Needs a `svc_mk_` key with "
+        f"{_scopes('REST.getIssue')}; legacy keys are refused (403).",
+        "parameters": [
+            {
+                "name": "id",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string"},
+                "description": "The issue's id, as POST /v1/issues answered it.",
+            }
+        ],
+        "responses": {
+            "200": {
+                "description": "The issue and its thread.",
+                "headers": _headers_of("X-Request-Id", *_RATE_LIMITED),
+                "content": {"application/json": {"schema": _ref("schemas", "IssueWithMessages")}},
+            },
+            "401": _ref("responses", "Unauthenticated"),
+            "403": _ref("responses", "Forbidden"),
+            "404": _ref("responses", "NotFound"),
+            "429": _ref("responses", "RateLimited"),
+            "500": _ref("responses", "InternalError"),
+        },
+    }
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "supportdesk REST API",
+            "version": __version__,
+            "description": "The older REST interface, kept so that its integrations keep "
+            "working; everything else is in the GraphQL API at /graphql. Each key has the "
+            "same rate limit over both (600 requests a minute by default).",
+        },
+        "paths": {
+            "/v1/issues": {"post": _create_issue()},
+            "/v1/issues/{id}": {"get": _get_issue()},
+        },
+        "security": [{"bearer": []}],
+        "components": {
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An API key: `svc_mk_…` (settings page or createApiKey) "
+                    "or a legacy `svc_live_…`.",
+                }
+            },
+            "schemas": _schemas(),
+            "parameters": {
+                "IdempotencyKey": {
+                    "name": IDEMPOTENCY_HEADER,
+                    "in": "header",
+                    "required": False,
+                    "schema": {"type": "string", "maxLength": MAX_KEY_LENGTH},
+                    "description": "A retry with the same key and body within "
+                    f"{RETENTION.total_seconds() / 3600:g} hours answers the issue the first "
+                    "request created; the same key with another body answers 422 "
+                    "IDEMPOTENCY_KEY_MISMATCH. Keys are shared with GraphQL's "
+                    "`createIssue(input: {idempotencyKey})`.",
+                },
+            },
+            "responses": _responses(),
+        },
+    }

@@ -1,0 +1,171 @@
+"""POST /v1/issues, GET /v1/issues/{id} and GET /v1/openapi.json (CONTRACT section 13).
+
+The operations run the domain's own createIssue and issue read, behind the same keys,
+permission table and rate limits as GraphQL. The order of checks: the method; the key and
+its rate limit; the key's scopes; the body's media type, size and syntax; then the domain.
+Every answer is JSON, and every authenticated one carries the rate-limit headers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+
+import orjson
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route, Router
+from starlette.types import Receive, Scope, Send
+
+from supportdesk.auth.permissions import PERMISSIONS, is_allowed
+from supportdesk.auth.principal import Principal
+from supportdesk.config import Settings
+from supportdesk.domain import issues
+from supportdesk.domain.errors import DomainError
+from supportdesk.domain.ids import is_id_of
+from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
+from supportdesk.http.access_log import access_record
+from supportdesk.http.admission import Admission
+from supportdesk.http.rate_limit import RateLimiter
+from supportdesk.http.requests import HttpProblem, read_json
+from supportdesk.rest import errors, schemas
+from supportdesk.rest.errors import JSON, RestError, json_response
+from supportdesk.rest.openapi import openapi_document
+
+logger = logging.getLogger("supportdesk.http")
+
+# GET /v1/issues/{id} shows the first messages of the thread, as many as one GraphQL page.
+THREAD = PageRequest(MAX_PAGE_SIZE, None)
+
+Handler = Callable[[Request, Principal], Awaitable[Response]]
+
+
+class Endpoint:
+    """An ASGI endpoint that answers every method, so that each gets our JSON 405, and the
+    unexpected in the REST shape."""
+
+    method = "GET"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        try:
+            if request.method != self.method:
+                response = errors.method_not_allowed(self.method).response()
+            else:
+                response = await self.respond(request)
+        except ClientDisconnect:
+            raise  # nobody to answer
+        except Exception:
+            response = self._masked(request)
+        await response(scope, receive, send)
+
+    def _masked(self, request: Request) -> Response:
+        """As ErrorMaskingMiddleware does, in the REST shape: logged in full before the
+        masked answer goes out."""
+        request_id = request.state.request_id
+        fields = {"request_id": request_id, "path": request.url.path}
+        logger.exception("unhandled error", extra={"fields": fields})
+        return errors.internal(request_id).response()
+
+    async def respond(self, request: Request) -> Response:
+        raise NotImplementedError
+
+
+class Operation(Endpoint):
+    """One operation of the permission table (`REST.<name>`): admission, the scope check,
+    then the handler; every refusal becomes a RestError."""
+
+    def __init__(self, name: str, method: str, admission: Admission, handler: Handler) -> None:
+        self.name = f"REST.{name}"
+        self.required = PERMISSIONS[self.name]
+        self.method = method
+        self.admission = admission
+        self.handler = handler
+
+    async def respond(self, request: Request) -> Response:
+        rate_limit_headers: dict[str, str] = {}
+        try:
+            principal, rate_limit_headers = await self.admission.admit(request)
+            access_record(request.scope).operation = self.name
+            if not is_allowed(principal, self.required):
+                raise errors.forbidden(self.required, principal.is_legacy)
+            response = await self.handler(request, principal)
+        except HttpProblem as problem:
+            return errors.of_problem(problem).response(rate_limit_headers)
+        except DomainError as error:
+            return errors.of_domain(error, schemas.REST_NAMES).response(rate_limit_headers)
+        except RestError as error:
+            return error.response(rate_limit_headers)
+        response.headers.update(rate_limit_headers)
+        return response
+
+
+class OpenAPIDocument(Endpoint):
+    """The document needs no key: it says how to call, nothing about any workspace."""
+
+    def __init__(self) -> None:
+        self.body = orjson.dumps(openapi_document())
+
+    async def respond(self, request: Request) -> Response:
+        return Response(self.body, media_type=JSON)
+
+
+def create_issue(settings: Settings) -> Handler:
+    async def handler(request: Request, principal: Principal) -> Response:
+        data = await read_json(request, settings.max_body_bytes)
+        new = schemas.new_issue(data, request.headers.get(schemas.IDEMPOTENCY_HEADER))
+        issue = await issues.create_issue(request.app.state.db, principal.workspace_id, new)
+        location = {"Location": f"/v1/issues/{issue.id}"}
+        return json_response(schemas.issue_json(issue), 201, location)
+
+    return handler
+
+
+async def get_issue(request: Request, principal: Principal) -> Response:
+    issue_id = request.path_params["id"]
+    found = (
+        await issues.fetch_issue_with_thread(
+            request.app.state.db, principal.workspace_id, issue_id, THREAD
+        )
+        if is_id_of(issue_id, "Issue")
+        else None
+    )
+    if found is None:
+        raise errors.not_found("Issue not found.")
+    issue, thread = found
+    return json_response(schemas.issue_with_messages_json(issue, thread.items))
+
+
+async def _no_such_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+    response = errors.not_found("No such endpoint; see /v1/openapi.json.").response()
+    await response(scope, receive, send)
+
+
+class _Prefix(Mount):
+    """A Mount that holds every path under its prefix: Mount's own pattern stops at a
+    newline (a `%0A` in the path), which would leave such a path to the plain-text 404 of
+    the application instead of ours."""
+
+    def __init__(self, path: str, app: Router) -> None:
+        super().__init__(path, app=app)
+        self.path_regex = re.compile(self.path_regex.pattern, re.DOTALL)
+
+
+def rest_mount(settings: Settings, limiter: RateLimiter) -> Mount:
+    """The routes under /v1. A Router, not an application: the request keeps the main
+    application, whose state holds the database."""
+    admission = Admission(settings, limiter)
+    router = Router(
+        routes=[
+            Route(
+                "/issues",
+                Operation("createIssue", "POST", admission, create_issue(settings)),
+            ),
+            Route("/issues/{id}", Operation("getIssue", "GET", admission, get_issue)),
+            Route("/openapi.json", OpenAPIDocument()),
+        ],
+        redirect_slashes=False,
+        default=_no_such_endpoint,
+    )
+    return _Prefix("/v1", router)

@@ -1,0 +1,74 @@
+"""The REST shapes (CONTRACT section 13): snake_case JSON in and out, read into and written
+from the domain's own objects. The rules on the values (required, lengths, priorities) are
+the domain's; this module only checks that each field is a JSON string."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supportdesk.domain.clock import rfc3339
+from supportdesk.domain.issues import Issue, Message, NewIssue
+from supportdesk.rest.errors import bad_request, validation_failed
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
+# The body of POST /v1/issues: each REST field and the domain's name for it (the name its
+# field errors carry, as GraphQL's input does).
+BODY_FIELDS: dict[str, str] = {
+    "subject": "subject",
+    "body": "body",
+    "requester_email": "requesterEmail",
+    "requester_name": "requesterName",
+    "priority": "priority",
+}
+# The domain's field names as REST clients know them.
+REST_NAMES: dict[str, str] = {
+    **{domain: rest for rest, domain in BODY_FIELDS.items()},
+    "idempotencyKey": IDEMPOTENCY_HEADER,
+}
+
+
+def new_issue(data: Any, idempotency_key: str | None) -> NewIssue:
+    """The domain's input from a request body; 400 unless it is an object, 422 naming each
+    field that is not a string (or null)."""
+    if not isinstance(data, dict):
+        raise bad_request("The body must be a JSON object.")
+    mistyped = [
+        (name, "INVALID")
+        for name in BODY_FIELDS
+        if data.get(name) is not None and not isinstance(data[name], str)
+    ]
+    if mistyped:
+        raise validation_failed(mistyped)
+    return NewIssue(
+        subject=data.get("subject"),
+        body=data.get("body"),
+        requester_email=data.get("requester_email"),
+        requester_name=data.get("requester_name"),
+        priority=data.get("priority"),
+        idempotency_key=idempotency_key,
+    )
+
+
+def issue_json(issue: Issue) -> dict[str, Any]:
+    return {
+        "id": issue.id,
+        "ticket_number": issue.ticket_number,
+        "subject": issue.subject,
+        "status": issue.status,
+        "priority": issue.priority,
+        "created_at": rfc3339(issue.created_at),
+    }
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    return {
+        "id": message.id,
+        "sender_name": message.sender_name,
+        "body": message.body,
+        "created_at": rfc3339(message.created_at),
+    }
+
+
+def issue_with_messages_json(issue: Issue, messages: list[Message]) -> dict[str, Any]:
+    return {**issue_json(issue), "messages": [message_json(m) for m in messages]}

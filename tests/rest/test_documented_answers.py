@@ -1,0 +1,141 @@
+"""Each answer the REST interface gives, success and every failure, checked by schemathesis
+against the served document: a documented status code, content type, headers and body.
+(Generated requests rarely reach a 200, a 403, a 413, a 415 or a 429; these do.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from schemathesis import Case
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.conftest import WorkspaceFixture, make_workspace
+from tests.factories import missing_id
+from tests.http.test_rate_limits import fresh_address
+from tests.rest.client import ISSUE
+from tests.servers import RunningServer
+
+CONFORMANCE = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+JSON = {"Content-Type": "application/json"}
+
+
+def conforms(server: RunningServer, operation_id: str, response: requests.Response) -> None:
+    schema = schemathesis.openapi.from_url(f"{server.base_url}/v1/openapi.json")
+    case: Case = schema.find_operation_by_id(operation_id).Case()
+    case.validate_response(response, checks=CONFORMANCE)
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+Send = Callable[[WorkspaceFixture, str], requests.Response]
+
+
+def create(body: Any = ISSUE, **headers: str) -> Send:
+    def send(workspace: WorkspaceFixture, url: str) -> requests.Response:
+        return requests.post(
+            f"{url}/v1/issues", json=body, headers={**bearer(workspace.key), **headers}, timeout=30
+        )
+
+    return send
+
+
+def create_raw(content: bytes, content_type: str) -> Send:
+    def send(workspace: WorkspaceFixture, url: str) -> requests.Response:
+        headers = {**bearer(workspace.key), "Content-Type": content_type}
+        return requests.post(f"{url}/v1/issues", data=content, headers=headers, timeout=30)
+
+    return send
+
+
+def create_with_key(scopes: list[str], legacy: bool = False) -> Send:
+    def send(workspace: WorkspaceFixture, url: str) -> requests.Response:
+        key = workspace.create_key(scopes, legacy=legacy)
+        return requests.post(f"{url}/v1/issues", json=ISSUE, headers=bearer(key), timeout=30)
+
+    return send
+
+
+CREATE_ANSWERS: dict[str, tuple[int, Send]] = {
+    "created": (201, create()),
+    "created by a legacy key": (201, create_with_key([], legacy=True)),
+    "not JSON": (400, create_raw(b"{oops", "application/json")),
+    "no key": (401, lambda _, url: requests.post(f"{url}/v1/issues", json=ISSUE, timeout=30)),
+    "no scope": (403, create_with_key(["issues:read"])),
+    "too large": (413, create({**ISSUE, "body": "x" * (1024 * 1024)})),
+    "not JSON text": (415, create_raw(b"subject=x", "application/x-www-form-urlencoded")),
+    "invalid": (422, create({"subject": 1})),
+}
+
+
+@pytest.mark.parametrize("answer", CREATE_ANSWERS)
+def test_every_answer_of_create_issue_is_documented(
+    workspace: WorkspaceFixture, answer: str
+) -> None:
+    status, send = CREATE_ANSWERS[answer]
+
+    response = send(workspace, workspace.server.base_url)
+
+    assert response.status_code == status, response.text
+    conforms(workspace.server, "createIssue", response)
+
+
+def test_every_answer_of_get_issue_is_documented(workspace: WorkspaceFixture) -> None:
+    url = workspace.server.base_url
+    created = create()(workspace, url).json()
+    legacy = workspace.create_key([], legacy=True)
+
+    answers = [
+        requests.get(f"{url}/v1/issues/{created['id']}", headers=bearer(workspace.key), timeout=30),
+        requests.get(f"{url}/v1/issues/{created['id']}", timeout=30),
+        requests.get(f"{url}/v1/issues/{created['id']}", headers=bearer(legacy), timeout=30),
+        requests.get(
+            f"{url}/v1/issues/{missing_id('Issue')}", headers=bearer(workspace.key), timeout=30
+        ),
+    ]
+
+    assert [a.status_code for a in answers] == [200, 401, 403, 404]
+    for response in answers:
+        conforms(workspace.server, "getIssue", response)
+
+
+def test_a_spent_rate_limit_is_documented(throttled_server: RunningServer) -> None:
+    workspace = make_workspace(throttled_server)
+    url = throttled_server.base_url
+    key = workspace.create_key(["issues:read", "issues:create"])
+    guesser = {**bearer("svc_mk_nothing"), "X-Forwarded-For": fresh_address()}
+
+    answers = [create()(workspace, url) for _ in range(3)] + [
+        requests.post(f"{url}/v1/issues", json=ISSUE, headers=bearer(key), timeout=30)
+        for _ in range(4)
+    ]
+    failed_keys = [
+        requests.get(
+            f"{url}/v1/issues/{missing_id('Issue')}",
+            headers=guesser,
+            timeout=30,
+        )
+        for _ in range(3)
+    ]
+
+    assert [a.status_code for a in answers] == [201, 201, 201, 201, 201, 201, 429]
+    assert [a.status_code for a in failed_keys] == [401, 401, 429]
+    conforms(throttled_server, "createIssue", answers[-1])
+    conforms(throttled_server, "getIssue", failed_keys[-1])

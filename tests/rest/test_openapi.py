@@ -1,0 +1,84 @@
+"""GET /v1/openapi.json: a valid OpenAPI 3.1 document, served without a key, whose limits
+are the domain's and whose operations are the ones served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from openapi_spec_validator import validate
+from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+from supportdesk.auth.permissions import PERMISSIONS
+from supportdesk.domain.idempotency import MAX_KEY_LENGTH
+from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
+from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
+from supportdesk.domain.validation import MAX_EMAIL
+from supportdesk.rest.openapi import openapi_document
+from supportdesk.rest.schemas import BODY_FIELDS
+from tests.servers import RunningServer
+
+
+@pytest.fixture
+def document(server: RunningServer) -> dict[str, Any]:
+    response = httpx.get(f"{server.base_url}/v1/openapi.json", timeout=30)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    served: dict[str, Any] = response.json()
+    return served
+
+
+def test_the_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
+    validate(document)
+
+    assert document["openapi"].startswith("3.1")
+
+
+def test_the_validator_would_catch_a_broken_document(document: dict[str, Any]) -> None:
+    del document["paths"]["/v1/issues"]["post"]["responses"]["201"]["description"]
+
+    with pytest.raises(OpenAPIValidationError):
+        validate(document)
+
+
+def test_the_served_document_is_the_one_in_the_code(document: dict[str, Any]) -> None:
+    assert document == openapi_document()
+
+
+def test_the_operations_are_the_ones_of_the_permission_table(document: dict[str, Any]) -> None:
+    operations = {
+        f"REST.{operation['operationId']}"
+        for path in document["paths"].values()
+        for operation in path.values()
+    }
+
+    assert operations == {name for name in PERMISSIONS if name.startswith("REST.")}
+    assert PERMISSIONS["REST.createIssue"] == PERMISSIONS["Mutation.createIssue"]
+    assert PERMISSIONS["REST.getIssue"] == PERMISSIONS["Query.issue"]
+
+
+def test_the_limits_are_the_domains(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    body = schemas["CreateIssueRequest"]["properties"]
+
+    assert set(body) == set(BODY_FIELDS)
+    assert schemas["CreateIssueRequest"]["required"] == ["subject", "body", "requester_email"]
+    assert body["subject"]["maxLength"] == MAX_SUBJECT
+    assert body["body"]["maxLength"] == MAX_BODY
+    assert body["requester_email"]["maxLength"] == MAX_EMAIL
+    assert body["requester_name"]["maxLength"] == MAX_NAME
+    assert body["priority"]["enum"] == [*PRIORITIES, None]
+    assert schemas["Issue"]["properties"]["status"]["enum"] == list(STATUSES)
+    idempotency = document["components"]["parameters"]["IdempotencyKey"]
+    assert idempotency["schema"]["maxLength"] == MAX_KEY_LENGTH
+
+
+def test_every_operation_names_its_failures(document: dict[str, Any]) -> None:
+    create = document["paths"]["/v1/issues"]["post"]["responses"]
+    get = document["paths"]["/v1/issues/{id}"]["get"]["responses"]
+
+    assert set(create) == {"201", "400", "401", "403", "413", "415", "422", "429", "500"}
+    assert set(get) == {"200", "401", "403", "404", "429", "500"}
+    assert document["security"] == [{"bearer": []}]
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"

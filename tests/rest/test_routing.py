@@ -1,0 +1,70 @@
+"""Everything under /v1 answers JSON in the REST shape with a request id: other methods
+(405 with Allow), unknown paths (404), and the unexpected (500, masked and logged)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from supportdesk.logs import JsonFormatter
+from tests.conftest import make_workspace
+from tests.http.test_error_masking import error_records, rename_table
+from tests.rest.client import RestClient
+from tests.servers import RunningServer
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("GET", "/v1/issues", "POST"),
+        ("PUT", "/v1/issues", "POST"),
+        ("DELETE", "/v1/issues/iss_x", "GET"),
+        ("POST", "/v1/issues/iss_x", "GET"),
+        ("POST", "/v1/openapi.json", "GET"),
+    ],
+)
+def test_another_method_is_not_allowed(
+    rest: RestClient, method: str, path: str, allowed: str
+) -> None:
+    reply = rest.request(method, path, headers=rest.headers())
+
+    assert reply.status == 405
+    assert reply.headers["allow"] == allowed
+    assert reply.code == "METHOD_NOT_ALLOWED"
+    assert reply.headers["x-request-id"]
+
+
+@pytest.mark.parametrize("path", ["/v1/tickets", "/v1/issues/", "/v1/issues/a/b", "/v1/"])
+def test_an_unknown_path_is_not_found(rest: RestClient, path: str) -> None:
+    reply = rest.request("GET", path)
+
+    assert reply.status == 404
+    assert reply.code == "NOT_FOUND"
+    assert reply.headers["x-request-id"]
+
+
+def test_the_unexpected_is_masked_in_the_rest_shape_and_logged(
+    breakable_server: RunningServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    workspace = make_workspace(breakable_server)
+    rest = RestClient(breakable_server.base_url, workspace.key)
+    rename_table(breakable_server, "messages")
+
+    reply = rest.create()
+
+    request_id = reply.headers["x-request-id"]
+    assert reply.status == 500
+    assert reply.body == {
+        "error": {
+            "code": "INTERNAL_SERVER_ERROR",
+            "message": "Internal server error.",
+            "fields": [],
+            "request_id": request_id,
+        }
+    }
+    [record] = error_records(caplog, request_id)
+    line = JsonFormatter().format(record)
+    assert record.levelno == logging.ERROR
+    assert "Traceback (most recent call last)" in line
+    assert '"path":"/v1/issues"' in line
