@@ -54,6 +54,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         yield
         await limiter.close()
         await database.dispose()
+        if app.state.tracing is not None:
+            app.state.tracing.shutdown()  # sends the spans still waiting
 
     app = Starlette(
         routes=[
@@ -78,8 +80,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.db = database
     app.state.schema = schema
     app.state.limiter = limiter
+    app.state.tracing = None
     if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
         from supportdesk.http.tracing import instrument  # the otel extra: loaded only when on
 
-        instrument(app, database)
+        app.state.tracing = instrument(app, database)
     return app

@@ -10,12 +10,15 @@ import json
 import secrets
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -25,7 +28,7 @@ from supportdesk.http.tracing import instrument
 from tests.client import Answer, GraphQLClient
 from tests.conftest import BACKENDS, WorkspaceFixture, make_workspace
 from tests.observability.scrape import wait_for
-from tests.processes import command_env
+from tests.processes import ServeProcess, command_env, run_cli
 from tests.servers import RunningServer
 
 CREATE = """mutation Create($input: CreateIssueInput!) {
@@ -148,6 +151,84 @@ def test_direct_reads_get_their_spans_and_the_callers_trace_is_continued(traced:
         traced.server.statements.statements
     )
     assert {s.name for s in statements} == {"SELECT"}
+
+
+def test_other_requests_are_named_by_their_route(traced: Traced) -> None:
+    request_id = f"page-{secrets.token_hex(4)}"
+
+    response = traced.workspace.client().http.get(
+        "/settings/login", headers={"X-Request-Id": request_id}
+    )
+
+    assert response.status_code == 200
+    span = traced.request_span(request_id)
+    assert span.name == "GET /settings/login"
+    assert span.attributes is not None and span.attributes["http.route"] == "/settings/login"
+
+
+class Collector:
+    """An OTLP/HTTP receiver on this machine: keeps the spans of every export it is sent."""
+
+    def __init__(self) -> None:
+        received = self.requests = []  # type: list[ExportTraceServiceRequest]
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                export = ExportTraceServiceRequest()
+                export.ParseFromString(body)
+                received.append(export)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def spans(self) -> list[tuple[str, str]]:
+        """(service name, span name) of everything received."""
+        return [
+            (_service(resource_spans), span.name)
+            for export in self.requests
+            for resource_spans in export.resource_spans
+            for scope_spans in resource_spans.scope_spans
+            for span in scope_spans.spans
+        ]
+
+
+def _service(resource_spans: Any) -> str:
+    names = [
+        a.value.string_value for a in resource_spans.resource.attributes if a.key == "service.name"
+    ]
+    return names[0] if names else ""
+
+
+def test_serve_sends_its_spans_to_the_otlp_endpoint_at_the_latest_when_it_stops(
+    tmp_path: Path,
+) -> None:
+    collector = Collector()
+    env = command_env(database_url=f"sqlite:///{tmp_path}/traced.db")
+    made = json.loads(
+        run_cli(env, "init", "--workspace", "Traced", "--admin-email", "ops@example.com", "--json")
+    )
+    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = collector.url
+    env["OTEL_BSP_SCHEDULE_DELAY"] = "600000"  # nothing leaves before the worker stops
+    serve = ServeProcess(env, 2).start()
+    try:
+        serve.wait_ready()
+        api = GraphQLClient(serve.base_url, made["api_key"])
+        assert api("query Probe { apiInfo }").status == 200
+    finally:
+        serve.stop()
+        collector.server.shutdown()
+
+    assert ("supportdesk", "query Probe") in collector.spans()
+    assert ("supportdesk", "SELECT") in collector.spans()
 
 
 # Ours, and the parts of OpenTelemetry that only tracing needs. (redis-py imports the

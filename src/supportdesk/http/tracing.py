@@ -11,20 +11,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from opentelemetry import propagate
-from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from supportdesk.db import Database
 from supportdesk.http.access_log import CLIENT_CLOSED_REQUEST, AccessRecord, access_record
-from supportdesk.observability.tracing import otlp_provider, trace_statements
+from supportdesk.observability.tracing import (
+    mark_failed,
+    otlp_provider,
+    request_span,
+    trace_statements,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.trace import Span, Tracer
     from starlette.applications import Starlette
-
-_PROPAGATED = frozenset({b"traceparent", b"tracestate", b"baggage"})
 
 
 def instrument(
@@ -32,7 +33,8 @@ def instrument(
 ) -> TracerProvider:
     """Traces every request of `app` and every statement of `database`, into `provider`
     (tests give one with an in-memory exporter), by default one exporting over OTLP.
-    Call it before the app serves its first request."""
+    Call it before the app serves its first request; shut the provider down when the app
+    stops (app.py's lifespan does), so that the last spans are sent."""
     provider = provider or otlp_provider()
     tracer = provider.get_tracer("supportdesk")
     trace_statements(database, tracer)
@@ -57,9 +59,7 @@ class RequestSpanMiddleware:
                 status = message["status"]
             await send(message)
 
-        with self.tracer.start_as_current_span(
-            scope["method"], context=_caller_context(scope), kind=SpanKind.SERVER
-        ) as span:
+        with request_span(self.tracer, scope["method"], scope["headers"]) as span:
             try:
                 await self.app(scope, receive, send_and_note_status)
             except BaseException:
@@ -69,18 +69,10 @@ class RequestSpanMiddleware:
             _describe(span, scope, access_record(scope), status or CLIENT_CLOSED_REQUEST)
 
 
-def _caller_context(scope: Scope) -> Context:
-    """The caller's trace, when it sent one (W3C `traceparent`, or OTEL_PROPAGATORS')."""
-    headers = {
-        name.decode("latin-1"): value.decode("latin-1")
-        for name, value in scope["headers"]
-        if name in _PROPAGATED
-    }
-    return propagate.extract(headers)
-
-
 def _describe(span: Span, scope: Scope, record: AccessRecord, status: int) -> None:
-    route = getattr(scope.get("route"), "path", None)
+    matched = getattr(scope.get("route"), "path", None)
+    # A mounted app's routes are relative to its mount, which `root_path` holds.
+    route = f"{scope.get('root_path', '')}{matched}" if matched else None
     span.set_attributes(
         {
             "http.request.method": scope["method"],
@@ -107,6 +99,6 @@ def _describe(span: Span, scope: Scope, record: AccessRecord, status: int) -> No
     else:
         span.update_name(scope["method"])
     if status >= 500:
-        span.set_status(Status(StatusCode.ERROR))
+        mark_failed(span)
     if record.workspace is not None:
         span.set_attribute("supportdesk.workspace_id", record.workspace)

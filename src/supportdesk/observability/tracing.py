@@ -10,11 +10,12 @@ database: SQLAlchemy's cursor events on each engine, and the direct reads on the
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 try:
+    from opentelemetry import propagate
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
@@ -31,6 +32,7 @@ from supportdesk.db import Database
 SERVICE_NAME = "supportdesk"
 # The execution context's attribute that holds a statement's open span.
 _SPAN = "_supportdesk_span"
+_PROPAGATED = frozenset({b"traceparent", b"tracestate", b"baggage"})
 
 
 def otlp_provider() -> TracerProvider:
@@ -57,6 +59,21 @@ def _exporter() -> SpanExporter:
             OTLPSpanExporter,
         )
     return OTLPSpanExporter()
+
+
+def request_span(
+    tracer: Tracer, name: str, headers: Iterable[tuple[bytes, bytes]]
+) -> AbstractContextManager[Span]:
+    """A request's server span, current while the block runs; it continues the caller's
+    trace when the headers carry one (W3C `traceparent`, or as OTEL_PROPAGATORS say)."""
+    carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers if k in _PROPAGATED}
+    return tracer.start_as_current_span(
+        name, context=propagate.extract(carrier), kind=SpanKind.SERVER
+    )
+
+
+def mark_failed(span: Span) -> None:
+    span.set_status(Status(StatusCode.ERROR))
 
 
 def trace_statements(database: Database, tracer: Tracer) -> StatementSpans:
