@@ -22,6 +22,7 @@ from tests.servers import create_postgres_database, drop_postgres_database
 
 WORKERS = 4
 POOL_SIZE = 2
+LIMIT = "supportdesk_db_pool_max_connections"
 FAILED_AUTH_PER_MINUTE = 3  # per worker: no Redis, so each worker limits on its own
 
 CREATE = """mutation Create($input: CreateIssueInput!) {
@@ -43,6 +44,13 @@ class Served:
     )
 
 
+def pool_limits(backend: str) -> dict[str, int]:
+    """Each worker's pools and their most connections (db/database.py)."""
+    if backend == "sqlite":
+        return {"writer": 1, "reader": POOL_SIZE}
+    return {"shared": 2 * POOL_SIZE, "direct": POOL_SIZE}
+
+
 def _database(request: pytest.FixtureRequest, backend: str) -> Iterator[str]:
     if backend == "sqlite":
         with tempfile.TemporaryDirectory(prefix="supportdesk-metrics-") as folder:
@@ -59,25 +67,29 @@ def _database(request: pytest.FixtureRequest, backend: str) -> Iterator[str]:
 @pytest.fixture(scope="module", params=BACKENDS)
 def served(request: pytest.FixtureRequest) -> Iterator[Served]:
     for database_url in _database(request, request.param):
-        env = command_env(
-            database_url=database_url,
-            db_pool_size=str(POOL_SIZE),
-            failed_auth_per_minute=str(FAILED_AUTH_PER_MINUTE),
-        )
-        made = json.loads(
-            run_cli(
-                env, "init", "--workspace", "Metrics", "--admin-email", unique_email(), "--json"
-            )
-        )
-        metrics_port = free_port()
-        process = ServeProcess(env, WORKERS, ("--metrics-port", str(metrics_port))).start()
-        try:
-            process.wait_ready()
-            yield Served(
-                request.param, process, f"http://127.0.0.1:{metrics_port}/metrics", made["api_key"]
-            )
-        finally:
-            process.stop()
+        yield from _serve(request.param, database_url)
+
+
+def _serve(backend: str, database_url: str) -> Iterator[Served]:
+    env = command_env(
+        database_url=database_url,
+        db_pool_size=str(POOL_SIZE),
+        failed_auth_per_minute=str(FAILED_AUTH_PER_MINUTE),
+    )
+    made = json.loads(
+        run_cli(env, "init", "--workspace", "Metrics", "--admin-email", unique_email(), "--json")
+    )
+    metrics_port = free_port()
+    metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
+    process = ServeProcess(env, WORKERS, ("--metrics-port", str(metrics_port))).start()
+    try:
+        process.wait_ready()
+        # Every worker has built its app (and set its pool limits), not only the first.
+        all_up = WORKERS * sum(pool_limits(backend).values())
+        wait_for(lambda: scrape(metrics_url), lambda s: s.total(LIMIT) == all_up, timeout=60)
+        yield Served(backend, process, metrics_url, made["api_key"])
+    finally:
+        process.stop()
 
 
 def _post(served: Served, body: dict[str, object], key: str | None = None) -> httpx.Response:
@@ -157,15 +169,8 @@ def test_pool_gauges_add_up_the_live_workers(served: Served) -> None:
         lambda s: s.total("supportdesk_db_pool_checked_out_connections") == 0,
     )
 
-    limits = {
-        labels["pool"]: value
-        for labels, value in found.samples("supportdesk_db_pool_max_connections")
-    }
-    per_worker = (
-        {"writer": 1, "reader": POOL_SIZE}
-        if served.backend == "sqlite"
-        else {"shared": 2 * POOL_SIZE, "direct": POOL_SIZE}
-    )
+    limits = {labels["pool"]: value for labels, value in found.samples(LIMIT)}
+    per_worker = pool_limits(served.backend)
     assert limits == {pool: WORKERS * n for pool, n in per_worker.items()}
 
 

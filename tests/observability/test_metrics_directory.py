@@ -33,14 +33,15 @@ def test_a_dead_workers_gauges_go_and_the_directory_goes_with_serve(tmp_path: Pa
         serve.wait_ready()
         pids = wait_for(serve.worker_pids, lambda found: len(found) == 2)
         directory = Path(environment_of(pids[0])["PROMETHEUS_MULTIPROC_DIR"])
-        fresh = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
-        for _ in range(20):  # a new connection each: both workers count some
-            fresh.get(f"{serve.base_url}/healthz")
-        counted = [p for p in pids if (directory / f"counter_{p}.db").exists()]
-        first, second = counted[0], next(p for p in pids if p != counted[0])
-        wait_for(
+        both = wait_for(
             lambda: scrape(metrics_url), lambda s: s.total(LIMIT, pool="reader") == 2 * POOL_SIZE
         )
+        assert both.total(LIMIT, pool="reader") == 2 * POOL_SIZE  # both apps are built
+        with httpx.Client(limits=httpx.Limits(max_keepalive_connections=0)) as fresh:
+            for _ in range(20):  # a new connection each: both workers count some
+                fresh.get(f"{serve.base_url}/healthz")
+        counted = [p for p in pids if (directory / f"counter_{p}.db").exists()]
+        first, second = counted[0], next(p for p in pids if p != counted[0])
 
         os.kill(first, signal.SIGKILL)
 
@@ -53,7 +54,11 @@ def test_a_dead_workers_gauges_go_and_the_directory_goes_with_serve(tmp_path: Pa
         assert second in workers and first not in workers
         assert not (directory / f"gauge_livesum_{first}.db").exists()
         assert (directory / f"counter_{first}.db").exists()  # what it counted still counts
-        assert scrape(metrics_url).total(LIMIT, pool="reader") == 2 * POOL_SIZE
+        # The dead worker's pools no longer count; its replacement's do.
+        after = wait_for(
+            lambda: scrape(metrics_url), lambda s: s.total(LIMIT, pool="reader") == 2 * POOL_SIZE
+        )
+        assert after.total(LIMIT, pool="reader") == 2 * POOL_SIZE
     finally:
         serve.stop()
     assert not directory.exists()
