@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.load import Measurement
 
-SERVERS = ("ours", "floor", "postgraphile")
+SERVERS = ("ours", "ours+metrics", "floor", "postgraphile")
 BACKEND_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
@@ -79,6 +79,20 @@ def growth(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str,
     return found
 
 
+def metrics_cost(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """What recording Prometheus metrics costs `issue`, per backend."""
+    found: dict[str, dict[str, Any]] = {}
+    for backend, scenarios in summary.items():
+        entry = scenarios.get("issue-metrics", {})
+        off, on = entry.get("ours"), entry.get("ours+metrics")
+        if off and on and off["rps"] and off["cpu_us_per_request"] and on["cpu_us_per_request"]:
+            found[backend] = {
+                "throughput_ratio": on["rps"] / off["rps"],
+                "cpu_ratio": on["cpu_us_per_request"] / off["cpu_us_per_request"],
+            }
+    return found
+
+
 def build(
     measurements: Sequence[Measurement],
     machine: dict[str, Any],
@@ -94,6 +108,7 @@ def build(
         "elapsed_seconds": round(seconds, 1),
         "summary": summary,
         "growth": growth(summary),
+        "metrics_cost": metrics_cost(summary),
         "scenarios": sorted(labels),
         "measurements": [m.as_dict() for m in measurements],
     }
@@ -137,6 +152,11 @@ def table(result: dict[str, Any]) -> str:
             f"{BACKEND_NAMES.get(backend, backend)}: {check['compared']}: throughput "
             f"{check['throughput_ratio']:.2f}×, CPU per request {check['cpu_ratio']:.2f}×"
         )
+    for backend, check in result.get("metrics_cost", {}).items():
+        lines.append(
+            f"{BACKEND_NAMES.get(backend, backend)}: issue with /metrics on vs off: throughput "
+            f"{check['throughput_ratio']:.2f}×, CPU per request {check['cpu_ratio']:.2f}×"
+        )
     return "\n".join(lines)
 
 
@@ -149,16 +169,21 @@ def chart(result: dict[str, Any], path: Path) -> None:
     summary = result["summary"]
     backends = list(summary)
     figure, axes = plt.subplots(len(backends), 3, figsize=(18, 5 * len(backends)), squeeze=False)
-    colours = {"ours": "#2f6fb0", "floor": "#8a8a8a", "postgraphile": "#d08a2c"}
+    colours = {
+        "ours": "#2f6fb0",
+        "ours+metrics": "#7fa8d6",
+        "floor": "#8a8a8a",
+        "postgraphile": "#d08a2c",
+    }
     for row, backend in enumerate(backends):
         scenarios = summary[backend]
         name = BACKEND_NAMES.get(backend, backend)
         operations = [s for s in scenarios if not s.startswith(("messages-", "workspace-"))]
         ax = axes[row][0]
-        width = 0.27
+        width = 0.2
         for index, server in enumerate(SERVERS):
             values = [scenarios[s].get(server, {}).get("rps") or 0 for s in operations]
-            positions = [x + (index - 1) * width for x in range(len(operations))]
+            positions = [x + (index - 1.5) * width for x in range(len(operations))]
             ax.bar(positions, values, width, label=server, color=colours[server])
         ax.set_xticks(range(len(operations)), operations, rotation=20)
         ax.set_ylabel("requests/s")

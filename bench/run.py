@@ -24,6 +24,7 @@ from bench.scenarios import (
     Workload,
     article_search_document,
     message_growth,
+    metrics_cost,
     operations,
     workspace_growth,
 )
@@ -145,6 +146,7 @@ def scenarios_for(load: Workload, options: Options) -> list[Scenario]:
         + workspace_growth(
             load, [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
         )
+        + metrics_cost(load)
     )
     return [s for s in found if not options.only or s.key in options.only]
 
@@ -230,7 +232,7 @@ def measure(
     found: list[Measurement] = []
     if options.warmup:
         for scenario in scenarios:
-            if scenario.group != "operations":
+            if scenario.group not in ("operations", "metrics"):
                 continue  # the same servers and documents, warm by then
             for name, requests in scenario.servers.items():
                 driver.run(servers[name], scenario.key, requests, -1, options.warmup)
@@ -258,6 +260,8 @@ def start_servers(backend: str, url: str, options: Options, log_folder: Path) ->
     servers: dict[str, Server] = {}
     try:
         servers["ours"] = ours(url, options.workers).start(log_folder)
+        if not options.only or "issue-metrics" in options.only:
+            servers["ours+metrics"] = ours(url, options.workers, metrics=True).start(log_folder)
         servers["floor"] = floor(url, options.workers).start(log_folder)
         if backend == "postgresql" and options.postgraphile:
             node = tools.ensure_postgraphile()

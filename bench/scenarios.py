@@ -258,6 +258,21 @@ def message_growth(load: Workload, sizes: Sequence[int], with_floor: bool = True
     return found
 
 
+def metrics_cost(load: Workload) -> list[Scenario]:
+    """`issue` (20 messages) on ours with Prometheus metrics off and on: what they cost."""
+    main = load.main_workspace
+    requests = _issue_requests(load, main, load.issue_ids[main], 20, pg=False)["ours"]
+    return [
+        Scenario(
+            "issue-metrics",
+            "issue, /metrics off vs on",
+            "metrics",
+            {"ours": requests, "ours+metrics": requests},
+            root="issue",
+        )
+    ]
+
+
 def workspace_growth(load: Workload, workspaces: Sequence[tuple[str, str]]) -> list[Scenario]:
     """`issue` (20 messages) in workspaces of growing size, all in the same database."""
     return [

@@ -168,12 +168,14 @@ def bench_env() -> dict[str, str]:
     }
 
 
-def ours(database_url: str, workers: int) -> Server:
+def ours(database_url: str, workers: int, *, metrics: bool = False) -> Server:
+    """Ours; with `metrics`, recording Prometheus metrics as an operator would run it."""
     port = free_port()
     executable = shutil.which("supportdesk", path=str(Path(sys.executable).parent)) or "supportdesk"
     command = [executable, "serve", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--workers", str(workers), "--database-url", database_url]
-    return Server("ours", command, port, env=bench_env())
+    env = {**bench_env(), "SUPPORTDESK_METRICS": "true"} if metrics else bench_env()
+    return Server("ours+metrics" if metrics else "ours", command, port, env=env)
 
 
 def floor(database_url: str, workers: int) -> Server:

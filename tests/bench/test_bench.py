@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from bench import report
@@ -71,8 +72,16 @@ def floor(server: RunningServer) -> Iterator[ThreadedFloor]:
         yield running
 
 
+@pytest.fixture
+def metrics_server(server: RunningServer) -> Iterator[RunningServer]:
+    """Ours on the same database with Prometheus metrics recorded, as the bench runs it."""
+    running = RunningServer(server.backend, server.database_url, metrics=True).start()
+    yield running
+    running.stop()
+
+
 def test_seeding_and_one_round_of_every_scenario(
-    server: RunningServer, floor: ThreadedFloor
+    server: RunningServer, floor: ThreadedFloor, metrics_server: RunningServer
 ) -> None:
     options = replace(Options(), plan=TINY, postgraphile=False, message_sizes=(1, 3))
     load = asyncio.run(prepare(server.backend, server.database_url, options))
@@ -83,10 +92,12 @@ def test_seeding_and_one_round_of_every_scenario(
     scenarios = scenarios_for(load, options)
     keys = {s.key for s in scenarios}
     assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo", "articleSearch"} <= keys
-    assert {"messages-1", "messages-3", "workspace-10", "workspace-30"} <= keys
+    assert {"messages-1", "messages-3", "workspace-10", "workspace-30", "issue-metrics"} <= keys
 
     # Raises when a server answers with an error, or when the floor's reads differ from ours.
-    verify({"ours": server.base_url, "floor": floor.url}, scenarios)
+    urls = {"ours": server.base_url, "floor": floor.url, "ours+metrics": metrics_server.base_url}
+    verify(urls, scenarios)
+    assert "supportdesk_http_requests_total" in httpx.get(f"{metrics_server.base_url}/metrics").text
 
 
 def test_seeding_again_reuses_what_is_there(server: RunningServer) -> None:
@@ -124,6 +135,20 @@ def test_the_report_pairs_runs_by_round_and_takes_medians() -> None:
     assert summary["floor"]["vs_floor"] == 1
     table = report.table({"summary": {"sqlite": {"issue": summary}}, "growth": {}})
     assert "0.25×" in table
+
+
+def test_the_report_says_what_metrics_cost() -> None:
+    measurements = [
+        replace(_measurement("ours", 0, 1000, 1000), scenario="issue-metrics"),
+        replace(_measurement("ours+metrics", 0, 980, 1020), scenario="issue-metrics"),
+    ]
+
+    result = {"summary": report.summarise(measurements), "growth": {}}
+    result["metrics_cost"] = report.metrics_cost(result["summary"])
+
+    assert result["metrics_cost"]["sqlite"]["throughput_ratio"] == pytest.approx(0.98)
+    assert result["metrics_cost"]["sqlite"]["cpu_ratio"] == pytest.approx(1.02)
+    assert "/metrics on vs off: throughput 0.98×, CPU per request 1.02×" in report.table(result)
 
 
 def test_each_round_starts_the_growth_curves_from_another_point() -> None:
