@@ -84,6 +84,9 @@ class StatementCounter:
         self.statements.clear()
 
 
+TEST_POOL_SIZE = 3
+
+
 class RunningServer:
     """uvicorn serving create_app() in a thread, on its own event loop and a free port."""
 
@@ -93,6 +96,10 @@ class RunningServer:
         # Tests pose as many clients from 127.0.0.1 with X-Forwarded-For (and as HTTPS with
         # X-Forwarded-Proto), as through a trusted proxy; `serve` trusts nobody by default.
         settings.setdefault("trusted_proxies", "127.0.0.1")
+        # A test server needs few connections; PostgreSQL's 100 are shared by every server of
+        # this run and of any other run of the suite on the machine (each server may hold up
+        # to 3 x its pool size: db/database.py).
+        settings.setdefault("db_pool_size", TEST_POOL_SIZE)
         self.settings = Settings(database_url=database_url, **settings)
         upgrade(self.settings.database_url)
         self.db = Database(self.settings.database_url, self.settings.db_pool_size)
