@@ -12,16 +12,9 @@ from graphql import get_introspection_query
 from supportdesk.graphql.cost import introspection_bounds
 from supportdesk.graphql.schema import build_schema
 from tests import factories
-from tests.client import Answer, GraphQLClient
+from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
-
-
-def refusal(answer: Answer) -> dict[str, Any]:
-    assert answer.status == 400, answer.body
-    assert answer.codes == ["QUERY_TOO_COMPLEX"]
-    assert "data" not in answer.body
-    extensions: dict[str, Any] = answer.errors[0]["extensions"]
-    return extensions
+from tests.http.test_query_limits import refusal
 
 
 @pytest.fixture

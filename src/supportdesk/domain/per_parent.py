@@ -4,13 +4,15 @@ statement each, whatever the number of parents or the page size."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, FromClause, RowMapping, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+
+T = TypeVar("T")
 
 # Extra columns of the numbered rows (named so they cannot clash with a child's own).
 _PARENT = "parent_of_row"
@@ -48,6 +50,16 @@ async def pages_per_parent(
     for row in rows.mappings():
         grouped[row[_PARENT]].append(row)
     return {parent_id: page_of(grouped.get(parent_id, []), page.first) for parent_id in parent_ids}
+
+
+def mapped_pages(
+    pages: dict[str, Page[RowMapping]], of: Callable[[RowMapping], T]
+) -> dict[str, Page[T]]:
+    """Each parent's page of rows as a page of models."""
+    return {
+        parent: Page([of(row) for row in page.items], page.has_next)
+        for parent, page in pages.items()
+    }
 
 
 async def counts_per_parent(

@@ -20,7 +20,7 @@ from supportdesk.domain.counting import count_rows
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
+from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
 from supportdesk.domain.validation import Validator
 
 
@@ -352,10 +352,7 @@ async def key_pages_of_machine_users(
         machine_user_ids,
         page,
     )
-    return {
-        owner: Page([_from_row(row) for row in found.items], found.has_next)
-        for owner, found in pages.items()
-    }
+    return mapped_pages(pages, _from_row)
 
 
 async def count_keys_of_machine_users(

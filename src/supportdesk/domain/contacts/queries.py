@@ -13,7 +13,7 @@ from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
 from supportdesk.domain.matching import any_contains, cleaned_query
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
+from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +79,7 @@ async def contacts_of_accounts(
         account_ids,
         page,
     )
-    return {
-        account_id: Page([contact_of(row) for row in found.items], found.has_next)
-        for account_id, found in pages.items()
-    }
+    return mapped_pages(pages, contact_of)
 
 
 async def count_contacts_of_accounts(

@@ -17,7 +17,6 @@ from sqlalchemy import (
     CompoundSelect,
     Join,
     Label,
-    RowMapping,
     Select,
     and_,
     bindparam,
@@ -45,7 +44,7 @@ from supportdesk.domain.issues.models import (
 )
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import counts_per_parent, pages_per_parent
+from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
 
 _IN_WORKSPACE = issues.c.workspace_id == bindparam("workspace_id")
 _ISSUE_BY_ID = select(*ISSUE_COLUMNS).where(_IN_WORKSPACE, issues.c.id == bindparam("id"))
@@ -291,13 +290,6 @@ def _issues_with_requesters() -> Join:
     )
 
 
-def _pages_of_issues(pages: dict[str, Page[RowMapping]]) -> dict[str, Page[Issue]]:
-    return {
-        parent: Page([issue_of_row(row) for row in page.items], page.has_next)
-        for parent, page in pages.items()
-    }
-
-
 async def issues_of_contacts(
     connection: AsyncConnection, workspace_id: str, contact_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Issue]]:
@@ -306,7 +298,7 @@ async def issues_of_contacts(
     pages = await pages_per_parent(
         connection, query, issues.c.requester_id, issues.c.id, contact_ids, page
     )
-    return _pages_of_issues(pages)
+    return mapped_pages(pages, issue_of_row)
 
 
 async def count_issues_of_contacts(
@@ -336,7 +328,7 @@ async def issues_of_accounts(
         account_ids,
         page,
     )
-    return _pages_of_issues(pages)
+    return mapped_pages(pages, issue_of_row)
 
 
 async def count_issues_of_accounts(
