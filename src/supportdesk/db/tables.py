@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from supportdesk.db.types import UTCDateTime
@@ -53,6 +54,8 @@ workspaces = Table(
     Column("name", String(200), nullable=False),
     # The ticket counter moves in the transaction that inserts the issue: gap-free.
     Column("last_ticket_number", Integer, nullable=False, server_default="0"),
+    # The event counter, the same way: each event's `sequence` is the next, gap-free.
+    Column("last_event_sequence", Integer, nullable=False, server_default="0"),
     Column("created_at", UTCDateTime, nullable=False),
 )
 
@@ -175,6 +178,8 @@ issues = Table(
     ),
     Index("ix_issues_status", "workspace_id", "status", "id"),
     Index("ix_issues_requester", "workspace_id", "requester_id", "id"),
+    # Polling for changes: issues(filter: {updatedAfter}, orderBy: UPDATED_AT_ASC).
+    Index("ix_issues_updated", "workspace_id", "updated_at", "id"),
 )
 
 messages = Table(
@@ -277,4 +282,88 @@ idempotency_keys = Table(
     Column("result_id", ID, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("workspace_id", "operation", "key"),
+)
+
+# --- Events and webhooks (CONTRACT section 11) -----------------------------------------
+
+# The event log, written in the transaction of the change (an outbox). `sequence` is the
+# workspace's gap-free counter (workspaces.last_event_sequence); `actor` and `data` are the
+# JSON of the API's event shape.
+events = Table(
+    "events",
+    metadata,
+    Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+    Column("sequence", Integer, nullable=False),
+    Column("id", ID, nullable=False),
+    Column("type", String(50), nullable=False),
+    Column("api_version", String(10), nullable=False),
+    Column("actor", JSON, nullable=False),
+    Column("data", JSON, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "sequence"),
+    UniqueConstraint("workspace_id", "id"),
+    # Retention deletes by age across workspaces.
+    Index("ix_events_created_at", "created_at"),
+)
+
+# Where a workspace's events are sent. The signing secret is sealed under the server key
+# (auth/secret_box.py), never stored in clear; during a rotation window the previous one
+# still signs too. `event_types`: space-separated, empty for all.
+webhook_endpoints = Table(
+    "webhook_endpoints",
+    metadata,
+    *_tenant_columns(),
+    Column("url", String(2048), nullable=False),
+    Column("description", String(500), nullable=False, server_default=""),
+    Column("event_types", Text, nullable=False, server_default=""),
+    Column("enabled", Boolean, nullable=False),
+    Column("disabled_reason", String(20)),
+    Column("secret_sealed", Text, nullable=False),
+    Column("secret_prefix", String(16), nullable=False),
+    Column("previous_secret_sealed", Text),
+    Column("previous_secret_expires_at", UTCDateTime),
+    # For the "no success for 5 days while deliveries fail" rule.
+    Column("last_success_at", UTCDateTime),
+    Column("failing_since", UTCDateTime),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+)
+
+# One event on its way to one endpoint: attempts, their outcome and the next one. A
+# dispatcher takes a due delivery by setting `lease_until`; one whose lease ran out (its
+# dispatcher died mid-attempt) is due again. `payload` holds the body of a test delivery,
+# whose event is not in the log; other deliveries read their event's row.
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    *_tenant_columns(),
+    Column("endpoint_id", ID, nullable=False),
+    Column("event_id", ID, nullable=False),
+    Column("event_type", String(50), nullable=False),
+    Column("payload", JSON),
+    Column("status", String(20), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("next_attempt_at", UTCDateTime, nullable=False),
+    Column("lease_until", UTCDateTime),
+    Column("last_attempt_at", UTCDateTime),
+    Column("last_response_status", Integer),
+    Column("last_error", String(500)),
+    Column("duration_ms", Integer),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    ForeignKeyConstraint(
+        ["workspace_id", "endpoint_id"],
+        ["webhook_endpoints.workspace_id", "webhook_endpoints.id"],
+        ondelete="CASCADE",
+    ),
+    Index("ix_webhook_deliveries_endpoint", "workspace_id", "endpoint_id", "id"),
+    # The dispatcher's queue: only pending deliveries, by when they are due.
+    Index(
+        "ix_webhook_deliveries_due",
+        "next_attempt_at",
+        postgresql_where=text("status = 'pending'"),
+        sqlite_where=text("status = 'pending'"),
+    ),
+    Index("ix_webhook_deliveries_created_at", "created_at"),
 )
