@@ -1,0 +1,1 @@
+"""Webhooks: endpoints that receive the workspace's events, signed, retried, never aimed inside."""
