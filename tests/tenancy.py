@@ -47,6 +47,12 @@ CROSS_WORKSPACE = {
     # SQLite's FTS5 index is one table for all workspaces: its integer row ids (assigned by
     # the article writers, under SQLite's single write lock) must be unique across them.
     ("articles", "SELECT coalesce(max(articles.search_rowid)"): "numbering SQLite's full-text rows",
+    # Retention (domain/events/retention.py) finds expired rows of every workspace by age,
+    # then deletes them workspace by workspace.
+    ("events", "WHERE events.created_at <"): "retention finds expired events",
+    ("webhook_deliveries", "WHERE webhook_deliveries.created_at <"): "retention",
+    # The webhook dispatcher takes due deliveries of any workspace from one queue.
+    ("webhook_deliveries", "WHERE webhook_deliveries.next_attempt_at <="): "dispatch queue",
     # Migrations on SQLite rebuild a changed table by copying every row (Alembic's batch mode).
     ("*", "INSERT INTO _alembic_tmp_"): "SQLite migrations copy whole tables",
 }

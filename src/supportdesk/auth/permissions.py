@@ -30,6 +30,17 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Mutation.revokeApiKey": _any("api_keys:manage"),
     "MachineUser.apiKeys": _any("api_keys:manage"),
     "ApiKey.machineUser": _any("api_keys:manage", "machine_users:manage"),
+    # The change feed: any scope that reads some event's object; each event is then
+    # filtered by its own (domain/events/catalogue.py).
+    "Query.events": _any(
+        "issues:read",
+        "contacts:read",
+        "accounts:read",
+        "articles:read",
+        "machine_users:manage",
+        "api_keys:manage",
+        "webhooks:manage",
+    ),
     # Issues and their threads
     "Query.issue": _any("issues:read"),
     "Query.issueByNumber": _any("issues:read"),

@@ -18,9 +18,12 @@ SCOPES: dict[str, str] = {
     "machine_users:manage": "List, create and update machine users (admin)",
     "api_keys:manage": "List, create and revoke API keys (admin)",
     "audit:read": "Read the audit log (admin)",
+    "webhooks:manage": "Manage webhook endpoints, their deliveries, redelivery and replay (admin)",
 }
 
-ADMIN_SCOPES = frozenset({"machine_users:manage", "api_keys:manage", "audit:read"})
+ADMIN_SCOPES = frozenset(
+    {"machine_users:manage", "api_keys:manage", "audit:read", "webhooks:manage"}
+)
 LEGACY_SCOPES = ("issues:create",)
 
 PRESETS: dict[str, tuple[str, ...]] = {

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 
 from supportdesk.db.direct import DirectReads, PostgresReader, ReadStatement, SqliteReader
+from supportdesk.db.outbox import take_mark
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -87,6 +88,8 @@ class Database:
             direct = PostgresReader(url, pool_size)
             self.pool_limits = {"shared": 2 * pool_size, "direct": pool_size}
         self.direct = DirectReads(direct, self.reader.dialect)
+        # Called after a commit that queued webhook deliveries (db/outbox.py).
+        self.delivery_listeners: list[Callable[[], None]] = []
 
     @property
     def is_sqlite(self) -> bool:
@@ -117,7 +120,13 @@ class Database:
     async def transaction(self) -> AsyncIterator[AsyncConnection]:
         """One write transaction: committed when the block ends, rolled back on error."""
         async with self.writer.begin() as connection:
-            yield connection
+            try:
+                yield connection
+            finally:
+                queued = take_mark(connection)
+        if queued:
+            for listener in self.delivery_listeners:
+                listener()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:

@@ -15,12 +15,16 @@ class ErrorCode(StrEnum):
     SCOPE_ESCALATION = "SCOPE_ESCALATION"
     UNKNOWN_SCOPE = "UNKNOWN_SCOPE"
     IDEMPOTENCY_KEY_MISMATCH = "IDEMPOTENCY_KEY_MISMATCH"
+    LIMIT_REACHED = "LIMIT_REACHED"
+    NOT_CONFIGURED = "NOT_CONFIGURED"
 
 
 class FieldCode(StrEnum):
     REQUIRED = "REQUIRED"
     INVALID = "INVALID"
     TOO_LONG = "TOO_LONG"
+    UNSAFE_URL = "UNSAFE_URL"
+    UNKNOWN = "UNKNOWN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +46,12 @@ class DomainError(Exception):
 
 
 class InvalidArgument(ValueError):
-    """An argument outside what the operation accepts (bad page size, bad cursor)."""
+    """An argument outside what the operation accepts (bad page size, bad cursor);
+    `extensions` tell the client more (e.g. `oldestSequence`)."""
+
+    def __init__(self, message: str, **extensions: object) -> None:
+        super().__init__(message)
+        self.extensions = extensions
 
 
 def not_found(what: str) -> DomainError:

@@ -166,7 +166,7 @@ class AccountMutations:
 
         async def action() -> dict[str, object]:
             account = await accounts.create_account(
-                context.db, context.workspace_id, input.name, input.domain
+                context.db, context.actor, context.workspace_id, input.name, input.domain
             )
             return {"account": Account.of(account)}
 
@@ -181,6 +181,7 @@ class AccountMutations:
         async def action() -> dict[str, object]:
             account = await accounts.update_account(
                 context.db,
+                context.actor,
                 context.workspace_id,
                 str(input.id),
                 name=input.name,

@@ -147,7 +147,9 @@ class ArticleMutations:
         new = articles.NewArticle(title=input.title, body=input.body, status=input.status)
 
         async def action() -> dict[str, object]:
-            article = await articles.create_article(context.db, context.workspace_id, new)
+            article = await articles.create_article(
+                context.db, context.actor, context.workspace_id, new
+            )
             return {"article": Article.of(article)}
 
         return await mutate(CreateArticlePayload, action)
@@ -160,7 +162,12 @@ class ArticleMutations:
 
         async def action() -> dict[str, object]:
             article = await articles.update_article(
-                context.db, context.workspace_id, str(input.id), title=input.title, body=input.body
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(input.id),
+                title=input.title,
+                body=input.body,
             )
             return {"article": Article.of(article)}
 
@@ -171,7 +178,9 @@ class ArticleMutations:
         context = info.context
 
         async def action() -> dict[str, object]:
-            article = await articles.publish_article(context.db, context.workspace_id, str(id))
+            article = await articles.publish_article(
+                context.db, context.actor, context.workspace_id, str(id)
+            )
             return {"article": Article.of(article)}
 
         return await mutate(PublishArticlePayload, action)
@@ -183,7 +192,9 @@ class ArticleMutations:
         context = info.context
 
         async def action() -> dict[str, object]:
-            article = await articles.unpublish_article(context.db, context.workspace_id, str(id))
+            article = await articles.unpublish_article(
+                context.db, context.actor, context.workspace_id, str(id)
+            )
             return {"article": Article.of(article)}
 
         return await mutate(UnpublishArticlePayload, action)

@@ -184,6 +184,7 @@ class ContactMutations:
         async def action() -> dict[str, object]:
             contact = await contacts.create_contact(
                 context.db,
+                context.actor,
                 context.workspace_id,
                 input.email,
                 input.name,
@@ -203,6 +204,7 @@ class ContactMutations:
         async def action() -> dict[str, object]:
             contact = await contacts.update_contact(
                 context.db,
+                context.actor,
                 context.workspace_id,
                 str(input.id),
                 email=input.email,

@@ -10,7 +10,7 @@ import strawberry
 
 from supportdesk.auth.principal import Principal
 from supportdesk.db import Database
-from supportdesk.domain.audit import Actor
+from supportdesk.domain.audit import Actor, key_actor
 from supportdesk.domain.pagination import Cursors
 
 if TYPE_CHECKING:
@@ -33,12 +33,7 @@ class Context:
 
     @property
     def actor(self) -> Actor:
-        return Actor(
-            "machine_user",
-            self.principal.machine_user_id,
-            f"{self.principal.machine_user_name} ({self.principal.key_prefix})",
-            self.client_ip,
-        )
+        return key_actor(self.principal, self.client_ip)
 
     @property
     def loaders(self) -> Loaders:

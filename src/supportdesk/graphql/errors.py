@@ -55,7 +55,7 @@ def code_of(error: GraphQLError) -> tuple[str, dict[str, Any]]:
     if isinstance(original, DomainError):
         return str(original.code), {}
     if isinstance(original, InvalidArgument):
-        return "BAD_USER_INPUT", {}
+        return "BAD_USER_INPUT", dict(original.extensions)
     if original is None or isinstance(original, GraphQLError):
         extensions = dict(error.extensions or {})
         return str(extensions.pop("code", "BAD_USER_INPUT")), extensions

@@ -21,6 +21,7 @@ from supportdesk.graphql.audit import AuditEvent, AuditQueries
 from supportdesk.graphql.contacts import Contact, ContactMutations, ContactQueries
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.errors import forbidden
+from supportdesk.graphql.events import EventQueries
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
 from supportdesk.graphql.resolvers import call_resolvers_directly
@@ -37,6 +38,7 @@ class Query(
     ContactQueries,
     AccountQueries,
     ArticleQueries,
+    EventQueries,
     node_query.NodeQueries,
 ):
     pass

@@ -22,6 +22,7 @@ from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
 from supportdesk.domain import issues
+from supportdesk.domain.audit import key_actor
 from supportdesk.domain.errors import DomainError
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
@@ -115,7 +116,8 @@ def create_issue(settings: Settings) -> Handler:
     async def handler(request: Request, principal: Principal) -> Response:
         data = await read_json(request, settings.max_body_bytes)
         new = schemas.new_issue(data, request.headers.get(schemas.IDEMPOTENCY_HEADER))
-        issue = await issues.create_issue(request.app.state.db, principal.workspace_id, new)
+        actor = key_actor(principal, request.client.host if request.client else None)
+        issue = await issues.create_issue(request.app.state.db, actor, principal.workspace_id, new)
         location = {"Location": f"/v1/issues/{issue.id}"}
         return json_response(schemas.issue_json(issue), 201, location)
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from supportdesk.domain import articles
+from supportdesk.domain.audit import CLI_ACTOR
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
 
@@ -66,7 +67,7 @@ def insert_articles(
 ) -> list[str]:
     """Many articles at once, through the domain's bulk writer (one transaction)."""
     made = workspace.server.call(
-        articles.create_articles(workspace.server.db, workspace.id, new_articles)
+        articles.create_articles(workspace.server.db, CLI_ACTOR, workspace.id, new_articles)
     )
     return [article.id for article in made]
 

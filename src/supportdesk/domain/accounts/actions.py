@@ -10,6 +10,7 @@ has where they are, and a contact attached to another account on purpose is not 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -19,11 +20,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from supportdesk.db import Database
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, account_of
+from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
 from supportdesk.domain.clock import now
+from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.validation import Validator, is_domain_name
+
+# An event to record: (type, data).
+Event = tuple[str, dict[str, Any]]
 
 MAX_NAME = 200
 MAX_DOMAIN = 253
@@ -49,11 +56,12 @@ def _domain_taken(domain: str) -> DomainError:
 
 async def _link_contacts_of_domain(
     connection: AsyncConnection, workspace_id: str, account_id: str, domain: str, at: datetime
-) -> None:
-    """Attach the workspace's unattached contacts whose e-mail is at `domain`."""
+) -> list[Event]:
+    """Attach the workspace's unattached contacts whose e-mail is at `domain`; each one
+    moved is a `contact.updated`."""
     # Addresses hold exactly one @ and a domain holds no LIKE wildcard, so this is an exact
     # match on the part after the @ (e-mails are stored lowercase in email_normalized).
-    await connection.execute(
+    moved = await connection.execute(
         update(contacts)
         .where(
             contacts.c.workspace_id == workspace_id,
@@ -61,11 +69,20 @@ async def _link_contacts_of_domain(
             contacts.c.email_normalized.like(f"%@{domain}"),
         )
         .values(account_id=account_id, updated_at=at)
+        .returning(*CONTACT_COLUMNS)
     )
+    events: list[Event] = []
+    for row in moved:
+        contact = Contact(*row)
+        change = {"accountId": {"from": None, "to": account_id}}
+        events.append(
+            ("contact.updated", {"contact": snapshots.contact(contact), "changes": change})
+        )
+    return events
 
 
 async def create_account(
-    db: Database, workspace_id: str, name: str | None, domain: str | None = None
+    db: Database, actor: Actor, workspace_id: str, name: str | None, domain: str | None = None
 ) -> Account:
     """A new account; contacts already at its domain join it in the same transaction.
     Domains are unique in a workspace (ALREADY_EXISTS otherwise)."""
@@ -95,10 +112,15 @@ async def create_account(
     async with db.transaction() as connection:
         if (await connection.execute(statement)).first() is None:
             raise _domain_taken(clean_domain or "")
-        if clean_domain is not None:
+        linked = (
             await _link_contacts_of_domain(
                 connection, workspace_id, account.id, clean_domain, moment
             )
+            if clean_domain is not None
+            else []
+        )
+        created = ("account.created", {"account": snapshots.account(account)})
+        await record_events(connection, workspace_id, actor, [created, *linked])
     return account
 
 
@@ -118,6 +140,7 @@ async def _locked_account(
 
 async def update_account(
     db: Database,
+    actor: Actor,
     workspace_id: str,
     account_id: str,
     *,
@@ -156,10 +179,23 @@ async def update_account(
                 .mappings()
                 .one()
             )
-            if changes.get("domain") is not None:
+            changed = account_of(row)
+            linked = (
                 await _link_contacts_of_domain(
                     connection, workspace_id, account_id, str(changes["domain"]), moment
                 )
+                if changes.get("domain") is not None
+                else []
+            )
+            snapshot = snapshots.account(changed)
+            updated = (
+                "account.updated",
+                {
+                    "account": snapshot,
+                    "changes": snapshots.changes(snapshots.account(account), snapshot),
+                },
+            )
+            await record_events(connection, workspace_id, actor, [updated, *linked])
     except IntegrityError:
         # Only the (workspace_id, domain) uniqueness can fail here.
         raise _domain_taken(clean_domain or "") from None

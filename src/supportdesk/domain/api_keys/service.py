@@ -18,6 +18,7 @@ from supportdesk.domain import audit
 from supportdesk.domain.clock import now
 from supportdesk.domain.counting import count_rows
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
@@ -218,7 +219,16 @@ async def create_api_key(
             ("ApiKey", created.api_key.id),
             {"name": clean_name, "scopes": list(granted), "key_prefix": created.api_key.key_prefix},
         )
+        await _record_event(connection, actor, "api_key.created", created.api_key)
     return created
+
+
+async def _record_event(
+    connection: AsyncConnection, actor: audit.Actor, kind: str, key: ApiKey
+) -> None:
+    """The key as `apiKeys` shows it: never its secret."""
+    snapshot = snapshots.api_key(key, now())
+    await record_events(connection, key.workspace_id, actor, [(kind, {"apiKey": snapshot})])
 
 
 async def revoke_api_key(
@@ -253,7 +263,9 @@ async def revoke_api_key(
                 ("ApiKey", key_id),
                 {"key_prefix": row["key_prefix"]},
             )
-            return _from_row(row)
+            revoked = _from_row(row)
+            await _record_event(connection, actor, "api_key.revoked", revoked)
+            return revoked
         existing = await get_api_keys(connection, workspace_id, [key_id])
     if key_id not in existing:
         raise not_found("API key")

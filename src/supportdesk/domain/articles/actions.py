@@ -20,8 +20,10 @@ from supportdesk.domain.articles.models import (
     Article,
     article_of,
 )
+from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import FieldCode, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.validation import Validator
 
@@ -61,7 +63,7 @@ def _checked(new: NewArticle) -> tuple[str, str, str]:
 
 
 async def create_articles(
-    db: Database, workspace_id: str, new_articles: Sequence[NewArticle]
+    db: Database, actor: Actor, workspace_id: str, new_articles: Sequence[NewArticle]
 ) -> list[Article]:
     """Write several articles in one transaction (imports); all or none. Each is a draft
     unless its status says `published`."""
@@ -95,6 +97,12 @@ async def create_articles(
             connection,
             [(rowid, a.title, a.body) for a, rowid in zip(made, rowids, strict=True)],
         )
+        await record_events(
+            connection,
+            workspace_id,
+            actor,
+            [("article.created", {"article": snapshots.article(article)}) for article in made],
+        )
     return made
 
 
@@ -102,10 +110,10 @@ def _values(article: Article) -> dict[str, object]:
     return {key: getattr(article, key) for key in Article.__slots__}
 
 
-async def create_article(db: Database, workspace_id: str, new: NewArticle) -> Article:
+async def create_article(db: Database, actor: Actor, workspace_id: str, new: NewArticle) -> Article:
     """A new article: title required (≤ 255), body up to 100,000 characters, a draft
     unless `status` is `published`."""
-    [article] = await create_articles(db, workspace_id, [new])
+    [article] = await create_articles(db, actor, workspace_id, [new])
     return article
 
 
@@ -142,6 +150,7 @@ async def _save(connection: AsyncConnection, article: Article, **changes: object
 
 async def update_article(
     db: Database,
+    actor: Actor,
     workspace_id: str,
     article_id: str,
     *,
@@ -169,31 +178,51 @@ async def update_article(
         await search.unindex(connection, rowid, article.title, article.body)
         changed = await _save(connection, article, **changes)
         await search.index(connection, [(rowid, changed.title, changed.body)])
+        await _record_change(connection, actor, "article.updated", article, changed)
     return changed
 
 
-async def _set_status(db: Database, workspace_id: str, article_id: str, status: str) -> Article:
+async def _record_change(
+    connection: AsyncConnection, actor: Actor, kind: str, before: Article, after: Article
+) -> None:
+    snapshot = snapshots.article(after)
+    changes = snapshots.changes(snapshots.article(before), snapshot)
+    await record_events(
+        connection, after.workspace_id, actor, [(kind, {"article": snapshot, "changes": changes})]
+    )
+
+
+async def _set_status(
+    db: Database, actor: Actor, workspace_id: str, article_id: str, status: str
+) -> Article:
     if not is_id_of(article_id, "Article"):
         raise not_found("Article")
     async with db.transaction() as connection:
         article, _ = await _locked_article(connection, workspace_id, article_id)
         if article.status == status:
             return article
-        return await _save(
+        changed = await _save(
             connection,
             article,
             status=status,
             published_at=now() if status == PUBLISHED else None,
         )
+        kind = "article.published" if status == PUBLISHED else "article.unpublished"
+        await _record_change(connection, actor, kind, article, changed)
+        return changed
 
 
-async def publish_article(db: Database, workspace_id: str, article_id: str) -> Article:
+async def publish_article(
+    db: Database, actor: Actor, workspace_id: str, article_id: str
+) -> Article:
     """Make the article public; `publishedAt` is now. Publishing a published article
     changes nothing."""
-    return await _set_status(db, workspace_id, article_id, PUBLISHED)
+    return await _set_status(db, actor, workspace_id, article_id, PUBLISHED)
 
 
-async def unpublish_article(db: Database, workspace_id: str, article_id: str) -> Article:
+async def unpublish_article(
+    db: Database, actor: Actor, workspace_id: str, article_id: str
+) -> Article:
     """Make the article a draft again; `publishedAt` becomes null. Unpublishing a draft
     changes nothing."""
-    return await _set_status(db, workspace_id, article_id, DRAFT)
+    return await _set_status(db, actor, workspace_id, article_id, DRAFT)

@@ -2,11 +2,22 @@
 
 from supportdesk.domain.audit.service import (
     CLI_ACTOR,
+    SYSTEM_ACTOR,
     Actor,
     AuditEvent,
     get_audit_events,
+    key_actor,
     list_audit_events,
     record,
 )
 
-__all__ = ["CLI_ACTOR", "Actor", "AuditEvent", "get_audit_events", "list_audit_events", "record"]
+__all__ = [
+    "CLI_ACTOR",
+    "SYSTEM_ACTOR",
+    "Actor",
+    "AuditEvent",
+    "get_audit_events",
+    "key_actor",
+    "list_audit_events",
+    "record",
+]

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.auth.principal import Principal
 from supportdesk.db.tables import audit_events
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id
@@ -24,9 +25,24 @@ class Actor:
     id: str | None
     label: str
     ip_address: str | None = None
+    # The plain name events show (a machine user's, without the key); the label otherwise.
+    name: str | None = None
+
+
+def key_actor(principal: Principal, ip_address: str | None) -> Actor:
+    """A request made with an API key: its machine user acts; the label names the key."""
+    return Actor(
+        "machine_user",
+        principal.machine_user_id,
+        f"{principal.machine_user_name} ({principal.key_prefix})",
+        ip_address,
+        principal.machine_user_name,
+    )
 
 
 CLI_ACTOR = Actor("cli", None, "command line")
+# Work the service does on its own (retention, disabling a failing endpoint).
+SYSTEM_ACTOR = Actor("system", None, "supportdesk")
 
 
 @dataclass(frozen=True, slots=True)

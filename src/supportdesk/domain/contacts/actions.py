@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
 from supportdesk.db.tables import accounts, contacts
+from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts.queries import contact_of
@@ -26,6 +27,7 @@ from supportdesk.domain.contacts.service import (
     normalise_email,
 )
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.validation import Validator
 
@@ -61,6 +63,7 @@ async def _check_account(connection: AsyncConnection, workspace_id: str, account
 
 async def create_contact(
     db: Database,
+    actor: Actor,
     workspace_id: str,
     email: str | None,
     name: str | None = None,
@@ -100,7 +103,14 @@ async def create_contact(
         row = (await connection.execute(statement)).mappings().first()
         if row is None:
             raise _email_taken()
-    return contact_of(row)
+        created = contact_of(row)
+        await record_events(
+            connection,
+            workspace_id,
+            actor,
+            [("contact.created", {"contact": snapshots.contact(created)})],
+        )
+    return created
 
 
 async def _locked_contact(
@@ -159,8 +169,22 @@ async def _changes(
     return changes
 
 
+async def _record_update(
+    connection: AsyncConnection, actor: Actor, before: Contact, after: Contact
+) -> None:
+    snapshot = snapshots.contact(after)
+    changes = snapshots.changes(snapshots.contact(before), snapshot)
+    await record_events(
+        connection,
+        after.workspace_id,
+        actor,
+        [("contact.updated", {"contact": snapshot, "changes": changes})],
+    )
+
+
 async def update_contact(
     db: Database,
+    actor: Actor,
     workspace_id: str,
     contact_id: str,
     *,
@@ -196,6 +220,7 @@ async def update_contact(
                 .mappings()
                 .one()
             )
+            await _record_update(connection, actor, contact, contact_of(row))
     except IntegrityError:
         # A concurrent writer took the e-mail between our check and our update.
         raise _email_taken() from None

@@ -78,7 +78,7 @@ def _requester_upsert(dialect: Any) -> Any:
     return statement.on_conflict_do_update(
         index_elements=[contacts.c.workspace_id, contacts.c.email_normalized],
         set_={"name": func.coalesce(contacts.c.name, statement.excluded.name)},
-    ).returning(contacts.c.id)
+    ).returning(*CONTACT_COLUMNS)
 
 
 _REQUESTER_UPSERT = {
@@ -89,13 +89,15 @@ _REQUESTER_UPSERT = {
 
 async def upsert_requester(
     connection: AsyncConnection, workspace_id: str, email: str, name: str | None
-) -> str:
-    """The id of the workspace's contact with this e-mail (any case), created when new and
-    linked to the account of its e-mail's domain. One statement, safe under concurrency."""
+) -> tuple[Contact, bool]:
+    """The workspace's contact with this e-mail (any case), created when new and linked to
+    the account of its e-mail's domain, and whether it was created. One statement, safe
+    under concurrency."""
     moment = now()
+    contact_id = new_id("Contact", moment)
     parameters = {
         "workspace_id": workspace_id,
-        "id": new_id("Contact", moment),
+        "id": contact_id,
         "email": email,
         "email_normalized": normalise_email(email),
         "name": name,
@@ -103,7 +105,8 @@ async def upsert_requester(
         "moment": moment,
     }
     statement = _REQUESTER_UPSERT[connection.dialect.name]
-    return str((await connection.execute(statement, parameters)).scalar_one())
+    contact = Contact(*(await connection.execute(statement, parameters)).one())
+    return contact, contact.id == contact_id
 
 
 async def get_contacts(

@@ -11,12 +11,13 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
-from supportdesk.db.tables import issues, messages, workspaces
+from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain import idempotency
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
-from supportdesk.domain.contacts import upsert_requester
+from supportdesk.domain.contacts import Contact, upsert_requester
 from supportdesk.domain.errors import FieldCode, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, Message, issue_of
 from supportdesk.domain.issues.workflow import (
@@ -106,9 +107,10 @@ async def _next_ticket_number(connection: AsyncConnection, workspace_id: str) ->
     return int(result.scalar_one())
 
 
-async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
+async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIssue) -> Issue:
     """Open an issue for a requester (a contact, created when new); its body is the first
-    message. The ticket number is the workspace's next, gap-free."""
+    message. The ticket number is the workspace's next, gap-free. Records `contact.created`
+    (for a new requester) and `issue.created`; an idempotent replay records nothing."""
     check = Validator()
     subject = check.text("subject", new.subject, MAX_SUBJECT, required=True)
     body = _body(check, new.body)
@@ -139,7 +141,8 @@ async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
             )
             if earlier is not None:
                 return await _existing_issue(connection, workspace_id, earlier)
-        requester_id = await upsert_requester(connection, workspace_id, email, name)
+        requester, requester_is_new = await upsert_requester(connection, workspace_id, email, name)
+        requester_id = requester.id
         number = await _next_ticket_number(connection, workspace_id)
         await connection.execute(
             _INSERT_ISSUE,
@@ -156,31 +159,65 @@ async def create_issue(db: Database, workspace_id: str, new: NewIssue) -> Issue:
                 "updated_at": moment,
             },
         )
-        await connection.execute(
-            _INSERT_MESSAGE,
-            {
-                "workspace_id": workspace_id,
-                "id": new_id("Message", moment),
-                "issue_id": issue_id,
-                "sender_name": name or email,
-                "body": body,
-                "author_type": "contact",
-                "author_id": requester_id,
-                "created_at": moment,
-            },
+        message = Message(
+            new_id("Message", moment),
+            workspace_id,
+            issue_id,
+            name or email,
+            body,
+            "contact",
+            requester_id,
+            moment,
         )
-    return Issue(
-        issue_id,
-        workspace_id,
-        number,
-        subject,
-        INITIAL_STATUS,
-        priority,
-        requester_id,
-        1,
-        moment,
-        moment,
-    )
+        await connection.execute(_INSERT_MESSAGE, asdict(message))
+        issue = Issue(
+            issue_id,
+            workspace_id,
+            number,
+            subject,
+            INITIAL_STATUS,
+            priority,
+            requester_id,
+            1,
+            moment,
+            moment,
+        )
+        created = [("contact.created", {"contact": snapshots.contact(requester)})]
+        await record_events(
+            connection,
+            workspace_id,
+            actor,
+            [
+                *(created if requester_is_new else []),
+                (
+                    "issue.created",
+                    {
+                        "issue": snapshots.issue(issue, _requester_snapshot(requester)),
+                        "message": snapshots.message(message),
+                    },
+                ),
+            ],
+        )
+    return issue
+
+
+def _requester_snapshot(contact: Contact) -> snapshots.Snapshot:
+    return snapshots.requester(contact.id, contact.email, contact.name)
+
+
+_REQUESTER = select(contacts.c.id, contacts.c.email, contacts.c.name).where(
+    contacts.c.workspace_id == bindparam("workspace_id"), contacts.c.id == bindparam("id")
+)
+
+
+async def _issue_snapshot(connection: AsyncConnection, issue: Issue) -> snapshots.Snapshot:
+    """The issue as events show it, its requester included."""
+    row = (
+        await connection.execute(
+            _REQUESTER, {"workspace_id": issue.workspace_id, "id": issue.requester_id}
+        )
+    ).one()
+    return snapshots.issue(issue, snapshots.requester(*row))
 
 
 async def _existing_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
@@ -211,6 +248,7 @@ async def _save(connection: AsyncConnection, issue: Issue, **changes: object) ->
 
 async def update_issue(
     db: Database,
+    actor: Actor,
     workspace_id: str,
     issue_id: str,
     *,
@@ -242,7 +280,26 @@ async def update_issue(
         }
         if not changes:
             return issue
-        return await _save(connection, issue, updated_at=now(), **changes)
+        changed = await _save(connection, issue, updated_at=now(), **changes)
+        await _record_update(connection, actor, issue, changed)
+        return changed
+
+
+async def _record_update(
+    connection: AsyncConnection, actor: Actor, before: Issue, after: Issue
+) -> None:
+    """`issue.updated` with the fields that changed; nothing when none did."""
+    after_snapshot = await _issue_snapshot(connection, after)
+    before_snapshot = snapshots.issue(before, after_snapshot["requester"])
+    changes = snapshots.changes(before_snapshot, after_snapshot)
+    changes.pop("messageCount", None)
+    if changes:
+        await record_events(
+            connection,
+            after.workspace_id,
+            actor,
+            [("issue.updated", {"issue": after_snapshot, "changes": changes})],
+        )
 
 
 async def reply_to_issue(
@@ -286,4 +343,15 @@ async def reply_to_issue(
             },
         )
         changed = issue_of(result.one())
+        issue_snapshot = await _issue_snapshot(connection, changed)
+        recorded = [
+            (
+                "message.created",
+                {"issue": issue_snapshot, "message": snapshots.message(message)},
+            )
+        ]
+        if changed.status != issue.status:
+            change = {"status": {"from": issue.status, "to": changed.status}}
+            recorded.append(("issue.updated", {"issue": issue_snapshot, "changes": change}))
+        await record_events(connection, workspace_id, actor, recorded)
     return changed, message

@@ -15,6 +15,7 @@ from supportdesk.db.tables import machine_users
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.validation import Validator
@@ -105,6 +106,12 @@ async def create_machine_user(
                 ("MachineUser", user.id),
                 {"name": clean_name},
             )
+            await record_events(
+                connection,
+                workspace_id,
+                actor,
+                [("machine_user.created", {"machineUser": snapshots.machine_user(user)})],
+            )
     except IntegrityError:
         raise _already_exists(clean_name) from None
     return user
@@ -129,6 +136,7 @@ async def update_machine_user(
         changes["description"] = clean_description or ""
     try:
         async with db.transaction() as connection:
+            before = await _locked_machine_user(connection, workspace_id, machine_user_id)
             row = (
                 (
                     await connection.execute(
@@ -158,8 +166,32 @@ async def update_machine_user(
                     if value is not None
                 },
             )
+            after = MachineUser(**row)
+            snapshot = snapshots.machine_user(after)
+            changed = snapshots.changes(snapshots.machine_user(before), snapshot)
+            if changed:
+                await record_events(
+                    connection,
+                    workspace_id,
+                    actor,
+                    [("machine_user.updated", {"machineUser": snapshot, "changes": changed})],
+                )
     except IntegrityError:
         raise _already_exists(clean_name or "") from None
+    return after
+
+
+async def _locked_machine_user(
+    connection: AsyncConnection, workspace_id: str, machine_user_id: str
+) -> MachineUser:
+    query = select(*_COLUMNS).where(
+        machine_users.c.workspace_id == workspace_id, machine_users.c.id == machine_user_id
+    )
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = (await connection.execute(query)).mappings().first()
+    if row is None:
+        raise not_found("Machine user")
     return MachineUser(**row)
 
 

@@ -16,6 +16,7 @@ from supportdesk.domain import audit
 from supportdesk.domain.api_keys.service import CreatedKey, insert_api_key
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import FieldCode, not_found
+from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import new_id
 from supportdesk.domain.machine_users.service import (
     MANAGED_DESCRIPTION,
@@ -81,6 +82,15 @@ async def init_workspace(
             "api_key.created",
             ("ApiKey", key.api_key.id),
             {"name": key.api_key.name, "scopes": list(key.api_key.scopes)},
+        )
+        await record_events(
+            connection,
+            workspace.id,
+            audit.CLI_ACTOR,
+            [
+                ("machine_user.created", {"machineUser": snapshots.machine_user(managed)}),
+                ("api_key.created", {"apiKey": snapshots.api_key(key.api_key, moment)}),
+            ],
         )
     return InitialisedWorkspace(workspace, admin, password, key)
 

@@ -1,0 +1,25 @@
+"""Events: every change, recorded in its own transaction, read in sequence order and sent
+to webhook endpoints (CONTRACT section 11)."""
+
+from supportdesk.domain.events import snapshots
+from supportdesk.domain.events.catalogue import (
+    EVENT_READ_SCOPES,
+    EVENT_TYPES,
+    TEST_EVENT_TYPE,
+    readable_types,
+    unknown_types,
+)
+from supportdesk.domain.events.log import Event, actor_of, record_events, subscribes
+
+__all__ = [
+    "EVENT_READ_SCOPES",
+    "EVENT_TYPES",
+    "TEST_EVENT_TYPE",
+    "Event",
+    "actor_of",
+    "readable_types",
+    "record_events",
+    "snapshots",
+    "subscribes",
+    "unknown_types",
+]

@@ -1,0 +1,155 @@
+"""The event log: written in the transaction of the change it records (an outbox).
+
+Each event takes the workspace's next `sequence` from a counter on the workspace row, moved
+in the same transaction: a rollback gives the numbers back, and concurrent writers take
+turns on the row lock, so the log is gap-free and commits in sequence order. In the same
+statement batch every enabled endpoint that subscribes to the type gets a pending
+delivery, so an answered mutation always has both its events and its deliveries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk import API_VERSION
+from supportdesk.db.outbox import mark_deliveries_waiting
+from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
+from supportdesk.domain.audit import Actor
+from supportdesk.domain.clock import now, rfc3339
+from supportdesk.domain.ids import new_id
+
+# The actor kinds of the event shape; the command line and other service work are "system".
+_ACTOR_TYPES = {"machine_user": "machine_user", "org_admin": "org_admin", "member": "member"}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    id: str
+    workspace_id: str
+    sequence: int
+    type: str
+    api_version: str
+    actor: dict[str, Any]
+    data: dict[str, Any]
+    created_at: datetime
+
+    def body(self) -> dict[str, Any]:
+        """The JSON of the event, the same in `events` and in a webhook body."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "sequence": self.sequence,
+            "createdAt": rfc3339(self.created_at),
+            "apiVersion": self.api_version,
+            "workspaceId": self.workspace_id,
+            "actor": self.actor,
+            "data": self.data,
+        }
+
+
+def actor_of(actor: Actor) -> dict[str, Any]:
+    return {
+        "type": _ACTOR_TYPES.get(actor.type, "system"),
+        "id": actor.id,
+        "name": actor.name or actor.label,
+    }
+
+
+_MOVE_SEQUENCE = (
+    update(workspaces)
+    .where(workspaces.c.id == bindparam("the_workspace"))
+    .values(last_event_sequence=workspaces.c.last_event_sequence + bindparam("how_many"))
+    .returning(workspaces.c.last_event_sequence)
+)
+_INSERT_EVENT = insert(events)
+_SUBSCRIBERS = select(webhook_endpoints.c.id, webhook_endpoints.c.event_types).where(
+    webhook_endpoints.c.workspace_id == bindparam("workspace_id"),
+    webhook_endpoints.c.enabled.is_(True),
+)
+_INSERT_DELIVERY = insert(webhook_deliveries)
+
+
+async def record_events(
+    connection: AsyncConnection,
+    workspace_id: str,
+    actor: Actor,
+    changes: Sequence[tuple[str, dict[str, Any]]],
+) -> list[Event]:
+    """Append `(type, data)` events in order, with the workspace's next sequences, and queue
+    a delivery of each to every endpoint that wants it. Call it last in the transaction:
+    from here to the commit the workspace's counter is held."""
+    if not changes:
+        return []
+    moment = now()
+    result = await connection.execute(
+        _MOVE_SEQUENCE, {"the_workspace": workspace_id, "how_many": len(changes)}
+    )
+    first = int(result.scalar_one()) - len(changes) + 1
+    who = actor_of(actor)
+    recorded = [
+        Event(
+            new_id("Event", moment),
+            workspace_id,
+            first + offset,
+            kind,
+            API_VERSION,
+            who,
+            data,
+            moment,
+        )
+        for offset, (kind, data) in enumerate(changes)
+    ]
+    await connection.execute(
+        _INSERT_EVENT,
+        [
+            {
+                "workspace_id": workspace_id,
+                "sequence": event.sequence,
+                "id": event.id,
+                "type": event.type,
+                "api_version": event.api_version,
+                "actor": event.actor,
+                "data": event.data,
+                "created_at": moment,
+            }
+            for event in recorded
+        ],
+    )
+    await _queue_deliveries(connection, workspace_id, recorded, moment)
+    return recorded
+
+
+def subscribes(event_types: str, event_type: str) -> bool:
+    """Whether an endpoint's space-separated `event_types` (empty: all) takes this type."""
+    return not event_types or event_type in event_types.split()
+
+
+async def _queue_deliveries(
+    connection: AsyncConnection, workspace_id: str, recorded: list[Event], moment: datetime
+) -> None:
+    endpoints = (await connection.execute(_SUBSCRIBERS, {"workspace_id": workspace_id})).all()
+    rows = [
+        {
+            "workspace_id": workspace_id,
+            "id": new_id("WebhookDelivery", moment),
+            "endpoint_id": endpoint_id,
+            "event_id": event.id,
+            "event_type": event.type,
+            "payload": None,
+            "status": "pending",
+            "attempts": 0,
+            "next_attempt_at": moment,
+            "created_at": moment,
+        }
+        for event in recorded
+        for endpoint_id, event_types in endpoints
+        if subscribes(event_types, event.type)
+    ]
+    if rows:
+        await connection.execute(_INSERT_DELIVERY, rows)
+        mark_deliveries_waiting(connection)

@@ -1,0 +1,102 @@
+"""Reading the event log: oldest first, by sequence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.tables import events, workspaces
+from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.events.log import Event
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+
+_COLUMNS = (
+    events.c.id,
+    events.c.workspace_id,
+    events.c.sequence,
+    events.c.type,
+    events.c.api_version,
+    events.c.actor,
+    events.c.data,
+    events.c.created_at,
+)
+
+
+def cursor_key(event: Event) -> str:
+    return str(event.sequence)
+
+
+def _position(page: PageRequest) -> int:
+    if page.after is None:
+        return 0
+    try:
+        return int(page.after)
+    except ValueError:
+        raise InvalidArgument("`after` is not a cursor of this list.") from None
+
+
+def _conditions(workspace_id: str, types: Sequence[str]) -> list[ColumnElement[bool]]:
+    return [events.c.workspace_id == workspace_id, events.c.type.in_(types)]
+
+
+async def list_events(
+    connection: AsyncConnection,
+    workspace_id: str,
+    page: PageRequest,
+    types: Sequence[str],
+    since_sequence: int | None = None,
+) -> Page[Event]:
+    """Events of `types` after the cursor and after `since_sequence`, oldest first;
+    BAD_USER_INPUT when retention already removed events after `since_sequence`."""
+    if since_sequence is not None:
+        await check_still_kept(connection, workspace_id, since_sequence)
+    after = max(_position(page), since_sequence or 0)
+    query = (
+        select(*_COLUMNS)
+        .where(*_conditions(workspace_id, types), events.c.sequence > after)
+        .order_by(events.c.sequence)
+        .limit(page.first + 1)
+    )
+    rows = (await connection.execute(query)).all()
+    return page_of([Event(*row) for row in rows], page.first)
+
+
+async def count_events(
+    connection: AsyncConnection,
+    workspace_id: str,
+    types: Sequence[str],
+    since_sequence: int | None = None,
+) -> int:
+    query = select(func.count()).where(
+        *_conditions(workspace_id, types), events.c.sequence > (since_sequence or 0)
+    )
+    return int(await connection.scalar(query) or 0)
+
+
+async def check_still_kept(
+    connection: AsyncConnection, workspace_id: str, since_sequence: int
+) -> None:
+    """BAD_USER_INPUT (with `oldestSequence`) when events after `since_sequence` were
+    already removed by retention: the client missed events it can no longer fetch."""
+    oldest = await connection.scalar(
+        select(func.min(events.c.sequence)).where(events.c.workspace_id == workspace_id)
+    )
+    if oldest is None:
+        last = await connection.scalar(
+            select(workspaces.c.last_event_sequence).where(workspaces.c.id == workspace_id)
+        )
+        oldest = int(last or 0) + 1
+    if since_sequence + 1 < oldest:
+        raise InvalidArgument(
+            f"Events before sequence {oldest} are no longer kept; `sinceSequence` must be"
+            f" at least {oldest - 1}.",
+            oldestSequence=oldest,
+        )
+
+
+async def get_event(connection: AsyncConnection, workspace_id: str, event_id: str) -> Event | None:
+    query = select(*_COLUMNS).where(events.c.workspace_id == workspace_id, events.c.id == event_id)
+    row = (await connection.execute(query)).first()
+    return Event(*row) if row is not None else None

@@ -1,0 +1,126 @@
+"""The objects of event `data`, in the API's own field names (CONTRACT section 11), and
+the `changes` of an update."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from supportdesk.domain.clock import rfc3339
+
+if TYPE_CHECKING:
+    from supportdesk.domain.accounts.models import Account
+    from supportdesk.domain.api_keys.service import ApiKey
+    from supportdesk.domain.articles.models import Article
+    from supportdesk.domain.contacts.service import Contact
+    from supportdesk.domain.issues.models import Issue, Message
+    from supportdesk.domain.machine_users.service import MachineUser
+
+Snapshot = dict[str, Any]
+
+
+def _moment(value: datetime | None) -> str | None:
+    return rfc3339(value) if value is not None else None
+
+
+def requester(contact_id: str, email: str, name: str | None) -> Snapshot:
+    return {"id": contact_id, "email": email, "name": name}
+
+
+def issue(value: Issue, requester_snapshot: Snapshot) -> Snapshot:
+    return {
+        "id": value.id,
+        "ticketNumber": value.ticket_number,
+        "subject": value.subject,
+        "status": value.status,
+        "priority": value.priority,
+        "messageCount": value.message_count,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
+        "requester": requester_snapshot,
+    }
+
+
+def message(value: Message, visibility: str = "public") -> Snapshot:
+    return {
+        "id": value.id,
+        "issueId": value.issue_id,
+        "senderName": value.sender_name,
+        "body": value.body,
+        "createdAt": rfc3339(value.created_at),
+        "visibility": visibility,
+    }
+
+
+def contact(value: Contact) -> Snapshot:
+    return {
+        "id": value.id,
+        "email": value.email,
+        "name": value.name,
+        "accountId": value.account_id,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
+    }
+
+
+def account(value: Account) -> Snapshot:
+    return {
+        "id": value.id,
+        "name": value.name,
+        "domain": value.domain,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
+    }
+
+
+def article(value: Article) -> Snapshot:
+    return {
+        "id": value.id,
+        "title": value.title,
+        "body": value.body,
+        "status": value.status,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
+        "publishedAt": _moment(value.published_at),
+    }
+
+
+def machine_user(value: MachineUser) -> Snapshot:
+    return {
+        "id": value.id,
+        "name": value.name,
+        "description": value.description,
+        "managed": value.managed,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
+    }
+
+
+def api_key(value: ApiKey, at: datetime) -> Snapshot:
+    """Never the secret: only what `apiKeys` shows."""
+    return {
+        "id": value.id,
+        "name": value.name,
+        "keyPrefix": value.key_prefix,
+        "scopes": list(value.scopes),
+        "kind": value.kind,
+        "machineUserId": value.machine_user_id,
+        "status": value.status(at),
+        "createdAt": rfc3339(value.created_at),
+        "expiresAt": _moment(value.expires_at),
+        "revokedAt": _moment(value.revoked_at),
+    }
+
+
+# Fields that move with every change and say nothing of their own.
+_NOT_CHANGES = frozenset({"updatedAt"})
+
+
+def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """`{field: {from, to}}` of the fields whose value differs."""
+    return {
+        name: {"from": before.get(name), "to": value}
+        for name, value in after.items()
+        if name not in _NOT_CHANGES and before.get(name) != value
+    }
