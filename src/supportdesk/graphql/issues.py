@@ -303,7 +303,7 @@ class IssueMutations:
         )
 
         async def action() -> dict[str, object]:
-            issue = await issues.create_issue(context.db, context.workspace_id, new)
+            issue = await issues.create_issue(context.db, context.actor, context.workspace_id, new)
             return {"issue": Issue.of(issue)}
 
         return await mutate(CreateIssuePayload, action)
@@ -315,6 +315,7 @@ class IssueMutations:
         async def action() -> dict[str, object]:
             issue = await issues.update_issue(
                 context.db,
+                context.actor,
                 context.workspace_id,
                 str(input.id),
                 subject=input.subject,
