@@ -80,6 +80,34 @@ class Settings(BaseSettings):
     login_failures_per_address: int = Field(default=30, ge=1)
     login_throttle_seconds: int = Field(default=900, ge=1)
 
+    # Events and webhooks (CONTRACT section 11, docs/webhooks.md).
+    event_retention_days: int = Field(default=30, ge=1)
+    # Every `serve` process delivers webhooks unless this is off (`supportdesk dispatch`
+    # then does it alone).
+    webhook_dispatch: bool = True
+    # http:// and loopback/private addresses for webhook URLs (self-hosted networks, local
+    # development); link-local, multicast and unspecified addresses are never allowed.
+    webhook_allow_private: bool = False
+    # Seconds between attempts after a failed one; the delivery fails after the last.
+    webhook_retry_schedule: Annotated[tuple[float, ...], NoDecode] = (
+        5,
+        300,
+        1800,
+        7200,
+        18000,
+        36000,
+        36000,
+    )
+
+    @field_validator("webhook_retry_schedule", mode="before")
+    @classmethod
+    def _retry_schedule(cls, value: str | Iterable[float]) -> tuple[float, ...]:
+        entries = value.split(",") if isinstance(value, str) else value
+        schedule = tuple(float(entry) for entry in entries if str(entry).strip())
+        if not schedule or any(delay < 0 for delay in schedule):
+            raise ValueError("a comma-separated list of delays in seconds, e.g. 5,300,1800")
+        return schedule
+
     @field_validator("database_url")
     @classmethod
     def _driver(cls, value: str) -> str:

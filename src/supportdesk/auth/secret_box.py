@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from supportdesk.auth.server_key import derive
+from supportdesk.auth.key_derivation import derive
 
 # The purpose this key is derived for: knowing it tells nothing of the cookie or cursor keys.
 PURPOSE = "supportdesk webhook secrets"

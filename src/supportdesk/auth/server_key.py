@@ -1,5 +1,5 @@
 """The deployment's own secret: it signs the settings page's session cookie and the
-cursors of every list (a key for each purpose is derived from it).
+cursors of every list, and seals webhook secrets (a key for each purpose is derived from it).
 
 SUPPORTDESK_SECRET_KEY when set. Otherwise the service makes one once and keeps it where
 every process of the deployment finds it: in a file next to the SQLite database, or in
@@ -9,8 +9,6 @@ the PostgreSQL database itself. Whoever creates it first wins; the others read i
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import os
 import secrets
 from datetime import UTC, datetime
@@ -20,6 +18,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
+from supportdesk.auth.key_derivation import derive
+from supportdesk.auth.secret_box import SecretBox, parse_server_keys
 from supportdesk.db import Database
 from supportdesk.db.tables import service_secrets
 
@@ -79,9 +79,10 @@ async def _read_or_create_row(db: Database) -> str:
 
 
 async def session_key(configured: str | None, db: Database) -> str:
-    """The signing key every process of this deployment shares."""
+    """The signing key every process of this deployment shares: the first configured key
+    (several, comma-separated, rotate webhook secrets' encryption; see `secret_box`)."""
     if configured:
-        return configured
+        return parse_server_keys(configured)[0]
     if not db.is_sqlite:
         return await _read_or_create_row(db)
     path = sqlite_key_file(db.url)
@@ -107,7 +108,12 @@ class ServerKey:
     async def derived(self, purpose: str) -> bytes:
         return derive(await self.secret(), purpose)
 
-
-def derive(secret: str, purpose: str) -> bytes:
-    """A key for one purpose: knowing it tells nothing of the secret or other keys."""
-    return hmac.digest(secret.encode(), purpose.encode(), hashlib.sha256)
+    async def secret_box(self) -> SecretBox | None:
+        """What seals webhook secrets: every configured key (the first seals), or the key
+        file of the embedded SQLite default. None on PostgreSQL without a configured key:
+        the key kept in the database would sit beside the secrets it protects."""
+        if self._configured:
+            return SecretBox(parse_server_keys(self._configured))
+        if self._db.is_sqlite:
+            return SecretBox([await self.secret()])
+        return None

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from supportdesk.domain.contacts.service import Contact
     from supportdesk.domain.issues.models import Issue, Message
     from supportdesk.domain.machine_users.service import MachineUser
+    from supportdesk.domain.webhooks.models import WebhookEndpoint
 
 Snapshot = dict[str, Any]
 
@@ -110,6 +111,22 @@ def api_key(value: ApiKey, at: datetime) -> Snapshot:
         "createdAt": rfc3339(value.created_at),
         "expiresAt": _moment(value.expires_at),
         "revokedAt": _moment(value.revoked_at),
+    }
+
+
+def webhook_endpoint(value: WebhookEndpoint) -> Snapshot:
+    """Never the secret: only its prefix."""
+    return {
+        "id": value.id,
+        "url": value.url,
+        "description": value.description,
+        "eventTypes": list(value.event_types),
+        "enabled": value.enabled,
+        "status": value.status,
+        "disabledReason": value.disabled_reason,
+        "secretPrefix": value.secret_prefix,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
     }
 
 

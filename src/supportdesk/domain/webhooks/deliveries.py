@@ -1,0 +1,196 @@
+"""Deliveries as the API shows them, and the ones an admin asks for: a test event,
+redelivery of one event, replay of a range of sequences."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk import API_VERSION
+from supportdesk.db import Database
+from supportdesk.db.outbox import mark_deliveries_waiting
+from supportdesk.db.tables import events, webhook_deliveries
+from supportdesk.domain.audit import Actor
+from supportdesk.domain.clock import now, rfc3339
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
+from supportdesk.domain.events import TEST_EVENT_TYPE, actor_of, subscribes
+from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.webhooks.endpoints import locked_endpoint
+from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
+
+MAX_REPLAY = 1_000
+STATUSES = ("pending", "succeeded", "failed")
+
+
+def _new_delivery(
+    workspace_id: str,
+    endpoint_id: str,
+    event_id: str,
+    event_type: str,
+    moment: datetime,
+    payload: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "workspace_id": workspace_id,
+        "id": new_id("WebhookDelivery", moment),
+        "endpoint_id": endpoint_id,
+        "event_id": event_id,
+        "event_type": event_type,
+        "payload": payload,
+        "status": "pending",
+        "attempts": 0,
+        "next_attempt_at": moment,
+        "created_at": moment,
+    }
+
+
+async def _queue(connection: AsyncConnection, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        await connection.execute(insert(webhook_deliveries), rows)
+        mark_deliveries_waiting(connection)
+
+
+async def _delivery(
+    connection: AsyncConnection, workspace_id: str, delivery_id: str
+) -> WebhookDelivery:
+    query = select(*DELIVERY_COLUMNS).where(
+        webhook_deliveries.c.workspace_id == workspace_id,
+        webhook_deliveries.c.id == delivery_id,
+    )
+    return delivery_of((await connection.execute(query)).one())
+
+
+async def send_test(
+    db: Database, actor: Actor, workspace_id: str, endpoint_id: str
+) -> WebhookDelivery:
+    """A `webhook.test` event for this endpoint alone; it is not in the event log."""
+    moment = now()
+    event_id = new_id("Event", moment)
+    body = {
+        "id": event_id,
+        "type": TEST_EVENT_TYPE,
+        "sequence": None,
+        "createdAt": rfc3339(moment),
+        "apiVersion": API_VERSION,
+        "workspaceId": workspace_id,
+        "actor": actor_of(actor),
+        "data": {"message": "A test event from supportdesk."},
+    }
+    async with db.transaction() as connection:
+        await locked_endpoint(connection, workspace_id, endpoint_id)
+        row = _new_delivery(workspace_id, endpoint_id, event_id, TEST_EVENT_TYPE, moment, body)
+        await _queue(connection, [row])
+        return await _delivery(connection, workspace_id, row["id"])
+
+
+async def redeliver(
+    db: Database, workspace_id: str, endpoint_id: str, event_id: str
+) -> WebhookDelivery:
+    """Send an event of the log to the endpoint again, with the same event id."""
+    if not is_id_of(event_id, "Event"):
+        raise not_found("Event")
+    moment = now()
+    async with db.transaction() as connection:
+        await locked_endpoint(connection, workspace_id, endpoint_id)
+        kind = await connection.scalar(
+            select(events.c.type).where(
+                events.c.workspace_id == workspace_id, events.c.id == event_id
+            )
+        )
+        if kind is None:
+            raise not_found("Event")
+        row = _new_delivery(workspace_id, endpoint_id, event_id, str(kind), moment)
+        await _queue(connection, [row])
+        return await _delivery(connection, workspace_id, row["id"])
+
+
+async def replay(
+    db: Database, workspace_id: str, endpoint_id: str, from_sequence: int, to_sequence: int
+) -> int:
+    """Send the events of sequences `from_sequence`..`to_sequence` (at most 1,000) that the
+    endpoint subscribes to again, with their own ids; returns how many were queued."""
+    problems = []
+    if from_sequence < 1:
+        problems.append(FieldError("fromSequence", FieldCode.INVALID))
+    if to_sequence < from_sequence or to_sequence - from_sequence + 1 > MAX_REPLAY:
+        problems.append(FieldError("toSequence", FieldCode.INVALID))
+    if problems:
+        raise DomainError(
+            ErrorCode.VALIDATION_FAILED,
+            f"Replay 1 to {MAX_REPLAY} events: fromSequence ≥ 1 and fromSequence ≤ toSequence"
+            f" < fromSequence + {MAX_REPLAY}.",
+            problems,
+        )
+    moment = now()
+    async with db.transaction() as connection:
+        endpoint = await locked_endpoint(connection, workspace_id, endpoint_id)
+        found = await connection.execute(
+            select(events.c.id, events.c.type)
+            .where(
+                events.c.workspace_id == workspace_id,
+                events.c.sequence >= from_sequence,
+                events.c.sequence <= to_sequence,
+            )
+            .order_by(events.c.sequence)
+        )
+        wanted = " ".join(endpoint.event_types)
+        rows = [
+            _new_delivery(workspace_id, endpoint_id, event_id, kind, moment)
+            for event_id, kind in found
+            if subscribes(wanted, kind)
+        ]
+        await _queue(connection, rows)
+    return len(rows)
+
+
+def _conditions(
+    workspace_id: str, endpoint_id: str, status: str | None
+) -> list[ColumnElement[bool]]:
+    conditions = [
+        webhook_deliveries.c.workspace_id == workspace_id,
+        webhook_deliveries.c.endpoint_id == endpoint_id,
+    ]
+    if status is not None:
+        conditions.append(webhook_deliveries.c.status == status)
+    return conditions
+
+
+async def list_deliveries(
+    connection: AsyncConnection,
+    workspace_id: str,
+    endpoint_id: str,
+    page: PageRequest,
+    status: str | None = None,
+) -> Page[WebhookDelivery]:
+    """Newest first: what an admin looks at is the latest."""
+    query = select(*DELIVERY_COLUMNS).where(*_conditions(workspace_id, endpoint_id, status))
+    if page.after:
+        query = query.where(webhook_deliveries.c.id < page.after)
+    query = query.order_by(webhook_deliveries.c.id.desc()).limit(page.first + 1)
+    rows = (await connection.execute(query)).all()
+    return page_of([delivery_of(row) for row in rows], page.first)
+
+
+async def count_deliveries(
+    connection: AsyncConnection, workspace_id: str, endpoint_id: str, status: str | None = None
+) -> int:
+    query = (
+        select(func.count())
+        .select_from(webhook_deliveries)
+        .where(*_conditions(workspace_id, endpoint_id, status))
+    )
+    return int(await connection.scalar(query) or 0)
+
+
+async def get_deliveries(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, WebhookDelivery]:
+    query = select(*DELIVERY_COLUMNS).where(
+        webhook_deliveries.c.workspace_id == workspace_id, webhook_deliveries.c.id.in_(ids)
+    )
+    return {row[0]: delivery_of(row) for row in await connection.execute(query)}
