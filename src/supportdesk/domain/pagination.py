@@ -39,13 +39,14 @@ class Page(Generic[T]):
 
 _NOT_OURS = "`after` is not a cursor this API gave out."
 _MAC_BYTES = 12
-# A position is an id, or a relevance and an id: far below this.
+# A position is an id, or a relevance or an updatedAt and an id: far below this.
 _MAX_CURSOR = 200
 
 
 class Cursors:
     """Opaque cursors of one workspace's lists: an item's position (its id, or for a
-    search its relevance and id) with an HMAC of it under the deployment's cursor key.
+    search its relevance and id, for issues by change their updatedAt and id) with an HMAC
+    of it under the deployment's cursor key.
 
     A client can neither read a cursor as anything but a token nor make or alter one, and a
     cursor of one workspace is refused in another, so no value of ours is taken on trust.

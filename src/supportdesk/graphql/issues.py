@@ -151,6 +151,12 @@ class IssueFilter:
     requester_email: str | None = None
     created_after: datetime | None = strawberry.field(default=None, description="Inclusive.")
     created_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
+    updated_after: datetime | None = strawberry.field(
+        default=None,
+        description="Exclusive: issues changed after this instant. With UPDATED_AT_ASC, "
+        "poll for changes by passing the last `updatedAt` seen.",
+    )
+    updated_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
 
     def to_domain(self) -> issues.IssueFilter:
         return issues.IssueFilter(
@@ -159,13 +165,30 @@ class IssueFilter:
             requester_email=self.requester_email,
             created_after=self.created_after,
             created_before=self.created_before,
+            updated_after=self.updated_after,
+            updated_before=self.updated_before,
         )
 
 
-@strawberry.enum
+@strawberry.enum(description="A cursor is only valid in the order that gave it out.")
 class IssueOrder(Enum):
     CREATED_AT_ASC = "created_at_asc"
     CREATED_AT_DESC = "created_at_desc"
+    UPDATED_AT_ASC = strawberry.enum_value(
+        "updated_at_asc",
+        description="Least recently changed first (then by id): the order to poll in.",
+    )
+    UPDATED_AT_DESC = strawberry.enum_value(
+        "updated_at_desc", description="Most recently changed first (then by id)."
+    )
+
+
+_DOMAIN_ORDER = {
+    IssueOrder.CREATED_AT_ASC: issues.IssueOrder.CREATED_ASC,
+    IssueOrder.CREATED_AT_DESC: issues.IssueOrder.CREATED_DESC,
+    IssueOrder.UPDATED_AT_ASC: issues.IssueOrder.UPDATED_ASC,
+    IssueOrder.UPDATED_AT_DESC: issues.IssueOrder.UPDATED_DESC,
+}
 
 
 @strawberry.type
@@ -239,7 +262,10 @@ class IssueQueries:
             raise not_found("Issue")
         return Issue.of(found)
 
-    @strawberry.field(description="Issues in creation order (oldest first unless ordered).")
+    @strawberry.field(
+        description="Issues, oldest first unless `orderBy` says otherwise; `totalCount` "
+        "counts what the filter matches."
+    )
     async def issues(
         self,
         info: Info,
@@ -251,7 +277,7 @@ class IssueQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else issues.IssueFilter()
-        newest_first = order_by is IssueOrder.CREATED_AT_DESC
+        order = _DOMAIN_ORDER[order_by]
         # Requesters are read with the list when asked for (and allowed): one statement on
         # the same connection, and no per-issue loader round.
         with_requesters = selects(info, "edges", "node", "requester") and is_allowed(
@@ -259,9 +285,7 @@ class IssueQueries:
         )
 
         async def read(connection: AsyncConnection) -> tuple[Page[issues.Issue], dict[str, Any]]:
-            page = await issues.list_issues(
-                connection, context.workspace_id, request, where, newest_first=newest_first
-            )
+            page = await issues.list_issues(connection, context.workspace_id, request, where, order)
             if not with_requesters:
                 return page, {}
             ids = sorted({issue.requester_id for issue in page.items})
@@ -281,6 +305,7 @@ class IssueQueries:
             lambda: context.loaders.run(
                 lambda c: issues.count_issues(c, context.workspace_id, where)
             ),
+            cursor_key=lambda issue: issues.cursor_key(issue, order),
         )
 
 

@@ -61,3 +61,27 @@ def test_a_list_of_issues_with_their_threads_costs_the_same_for_2_or_50(
 
     assert short == long
     assert long <= 4  # key lookup, issues, their messages, their requesters
+
+
+POLL = """
+query($first: Int!, $after: String) {
+  issues(first: $first, after: $after, orderBy: UPDATED_AT_ASC,
+         filter: {updatedAfter: "2000-01-01T00:00:00.000Z"}) {
+    totalCount edges { node { subject updatedAt requester { email } } }
+    pageInfo { endCursor }
+  }
+}
+"""
+
+
+def test_a_poll_by_update_time_costs_the_same_for_2_or_50(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    for index in range(60):
+        new_issue(api, requesterEmail=f"p{index}@example.com")
+    cursor = api.ok(POLL, {"first": 5})["issues"]["pageInfo"]["endCursor"]
+
+    short = statements_for(workspace, api, POLL, {"first": 2, "after": cursor})
+    long = statements_for(workspace, api, POLL, {"first": 50, "after": cursor})
+
+    assert short == long
+    assert long <= 4  # key lookup, issues, their requesters, the count

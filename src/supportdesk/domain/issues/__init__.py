@@ -1,11 +1,12 @@
 """Issues (support tickets): numbered per workspace, with a status, a priority and a thread."""
 
 from supportdesk.domain.issues.actions import NewIssue, create_issue, reply_to_issue, update_issue
-from supportdesk.domain.issues.models import Issue, IssueFilter, Message
+from supportdesk.domain.issues.models import Issue, IssueFilter, IssueOrder, Message
 from supportdesk.domain.issues.queries import (
     count_issues,
     count_issues_of_accounts,
     count_issues_of_contacts,
+    cursor_key,
     fetch_issue_by_number,
     fetch_issue_with_thread,
     fetch_issues,
@@ -16,18 +17,21 @@ from supportdesk.domain.issues.queries import (
     issues_of_accounts,
     issues_of_contacts,
     list_issues,
+    list_statement,
     messages_of_issues,
 )
 
 __all__ = [
     "Issue",
     "IssueFilter",
+    "IssueOrder",
     "Message",
     "NewIssue",
     "count_issues",
     "count_issues_of_accounts",
     "count_issues_of_contacts",
     "create_issue",
+    "cursor_key",
     "fetch_issue_by_number",
     "fetch_issue_with_thread",
     "fetch_issues",
@@ -38,6 +42,7 @@ __all__ = [
     "issues_of_accounts",
     "issues_of_contacts",
     "list_issues",
+    "list_statement",
     "messages_of_issues",
     "reply_to_issue",
     "update_issue",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from sqlalchemy import RowMapping
@@ -45,6 +46,19 @@ class IssueFilter:
     requester_email: str | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
+
+
+class IssueOrder(Enum):
+    """The orders of the issue list, each a keyset: creation order on the id (ids sort as
+    creation time), update order on (updated_at, id). A cursor of an update order is refused
+    by every other order, and a creation-order cursor (an id) by the update orders."""
+
+    CREATED_ASC = "created_asc"
+    CREATED_DESC = "created_desc"
+    UPDATED_ASC = "updated_asc"
+    UPDATED_DESC = "updated_desc"
 
 
 ISSUE_COLUMNS = (

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     CompoundSelect,
     Join,
     Label,
@@ -25,6 +28,7 @@ from sqlalchemy import (
     literal_column,
     null,
     select,
+    tuple_,
     union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -37,6 +41,7 @@ from supportdesk.domain.issues.models import (
     MESSAGE_COLUMNS,
     Issue,
     IssueFilter,
+    IssueOrder,
     Message,
     issue_of,
     issue_of_row,
@@ -121,7 +126,83 @@ def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Sele
         query = query.where(issues.c.created_at >= where.created_after)
     if where.created_before is not None:
         query = query.where(issues.c.created_at < where.created_before)
+    if where.updated_after is not None:
+        query = query.where(issues.c.updated_at > where.updated_after)
+    if where.updated_before is not None:
+        query = query.where(issues.c.updated_at < where.updated_before)
     return query
+
+
+_NOT_OURS = "`after` is not a cursor of this list in this order."
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+# The kind of position an update-order cursor holds: `<kind>:<updatedAt in µs>:<id>`. The
+# kind names the order, so that a cursor is refused by an order it was not made in.
+_UPDATED_KIND = {IssueOrder.UPDATED_ASC: "ua", IssueOrder.UPDATED_DESC: "ud"}
+_DESCENDING = frozenset({IssueOrder.CREATED_DESC, IssueOrder.UPDATED_DESC})
+
+
+def cursor_key(issue: Issue, order: IssueOrder) -> str:
+    """What the next page of the list in `order` continues after: the issue's id in
+    creation order (ids sort as creation time, then id), its updatedAt and id in update
+    order."""
+    kind = _UPDATED_KIND.get(order)
+    if kind is None:
+        return issue.id
+    return f"{kind}:{(issue.updated_at - _EPOCH) // _MICROSECOND}:{issue.id}"
+
+
+def _updated_position(key: str, order: IssueOrder) -> tuple[datetime, str]:
+    """(updatedAt, id) from an update-order cursor's key made in `order`."""
+    kind, _, rest = key.partition(":")
+    microseconds, _, issue_id = rest.partition(":")
+    if kind != _UPDATED_KIND[order] or not issue_id or not microseconds.isdecimal():
+        raise InvalidArgument(_NOT_OURS)
+    try:
+        return _EPOCH + int(microseconds) * _MICROSECOND, issue_id
+    except OverflowError:
+        raise InvalidArgument(_NOT_OURS) from None
+
+
+def _past_cursor(
+    key: str, order: IssueOrder, where: IssueFilter
+) -> tuple[IssueFilter, ColumnElement[bool] | None]:
+    """The condition for the rows past the cursor, in the list's order, and the filter to
+    read them with. In update order one of the cursor and the filter's bound on that side
+    (updatedAfter ascending, updatedBefore descending) implies the other, and only the
+    tighter one is kept: SQLite bounds each side of an index range with one condition."""
+    descending = order in _DESCENDING
+    if order not in _UPDATED_KIND:
+        if ":" in key:  # a position of another order
+            raise InvalidArgument(_NOT_OURS)
+        return where, issues.c.id < key if descending else issues.c.id > key
+    moment, issue_id = _updated_position(key, order)
+    # A row value, so that the scan of ix_issues_updated starts at the cursor.
+    position = tuple_(issues.c.updated_at, issues.c.id)
+    if descending:
+        if where.updated_before is not None and where.updated_before <= moment:
+            return where, None
+        return replace(where, updated_before=None), position < (moment, issue_id)
+    if where.updated_after is not None and where.updated_after >= moment:
+        return where, None
+    return replace(where, updated_after=None), position > (moment, issue_id)
+
+
+def list_statement(
+    workspace_id: str, page: PageRequest, where: IssueFilter, order: IssueOrder
+) -> Select[Any]:
+    """The statement that reads one page of the issue list (plus one row that says whether
+    there is more). Update order reads ix_issues_updated (workspace_id, updated_at, id)."""
+    past = None
+    if page.after:
+        where, past = _past_cursor(page.after, order, where)
+    query = _filtered(select(*ISSUE_COLUMNS), workspace_id, where)
+    if past is not None:
+        query = query.where(past)
+    keys = (issues.c.updated_at, issues.c.id) if order in _UPDATED_KIND else (issues.c.id,)
+    if order in _DESCENDING:
+        return query.order_by(*(key.desc() for key in keys)).limit(page.first + 1)
+    return query.order_by(*keys).limit(page.first + 1)
 
 
 async def list_issues(
@@ -129,15 +210,21 @@ async def list_issues(
     workspace_id: str,
     page: PageRequest,
     where: IssueFilter,
-    *,
-    newest_first: bool = False,
+    order: IssueOrder = IssueOrder.CREATED_ASC,
 ) -> Page[Issue]:
-    """Issues in creation order (ids sort as creation time, then id)."""
-    query = _filtered(select(*ISSUE_COLUMNS), workspace_id, where)
-    if page.after:
-        query = query.where(issues.c.id < page.after if newest_first else issues.c.id > page.after)
-    order = issues.c.id.desc() if newest_first else issues.c.id
-    rows = await connection.execute(query.order_by(order).limit(page.first + 1))
+    """One page of the issues `where` matches, in `order`: by creation (id), or by
+    updatedAt then id. Pages continue after `cursor_key` of the last issue of the previous
+    page, so paging never repeats nor skips an issue that stays put.
+
+    Update order moves issues while a client pages. In UPDATED_AT_ASC an issue changed
+    meanwhile leaves its place for the end of the list: one already read is read again
+    there, one not yet reached is read once, in its new state; nothing is skipped. Likewise
+    a poller that asks for `updatedAfter` the last updatedAt it saw (or continues after its
+    last cursor) gets an issue it saw again once it changes: that is what it polls for. In
+    UPDATED_AT_DESC a changed issue jumps to the front, behind the cursor, so a walk may
+    miss it: poll in ascending order.
+    """
+    rows = await connection.execute(list_statement(workspace_id, page, where, order))
     return page_of([issue_of(row) for row in rows], page.first)
 
 

@@ -1,0 +1,128 @@
+"""The issue list in update order reads ix_issues_updated (workspace_id, updated_at, id) in
+its order, bounded by the filter and the cursor: a poll costs what it returns, not what the
+workspace holds. The statements explained are the domain's own (`issues.list_statement`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import ClauseElement, Executable, Select, insert, text
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from supportdesk.db.tables import issues as issues_table
+from supportdesk.domain import issues
+from supportdesk.domain.clock import now
+from supportdesk.domain.ids import new_id
+from supportdesk.domain.pagination import PageRequest
+from tests.conftest import WorkspaceFixture, make_workspace
+from tests.graphql.issues.helpers import new_issue
+from tests.servers import RunningServer
+
+ROWS = 2_000
+REQUESTER = "query($id: ID!) { issue(id: $id) { requester { id } } }"
+
+
+class Explain(Executable, ClauseElement):
+    """EXPLAIN (PostgreSQL) or EXPLAIN QUERY PLAN (SQLite) of a statement, its parameters
+    bound as the statement binds them."""
+
+    inherit_cache = False
+
+    def __init__(self, statement: Select[Any]) -> None:
+        self.statement = statement
+
+
+@compiles(Explain)
+def _explain(element: Explain, compiler: SQLCompiler, **kw: Any) -> str:
+    prefix = "EXPLAIN QUERY PLAN " if compiler.dialect.name == "sqlite" else "EXPLAIN "
+    return prefix + compiler.process(element.statement, **kw)
+
+
+@dataclass
+class Seeded:
+    workspace: WorkspaceFixture
+    start: datetime
+    made: list[issues.Issue]
+
+
+@pytest.fixture(scope="module")
+def seeded(server: RunningServer) -> Seeded:
+    """A workspace of ROWS issues changed a second apart, written straight to the database:
+    a plan is only worth reading on a table of some size."""
+    workspace = make_workspace(server)
+    start = now() - timedelta(days=1)
+    api = workspace.client()
+    requester_id = api.ok(REQUESTER, {"id": new_issue(api)["id"]})["issue"]["requester"]["id"]
+    made = [
+        issues.Issue(
+            id=new_id("Issue", start),
+            workspace_id=workspace.id,
+            ticket_number=number,
+            subject=f"issue {number}",
+            status="new",
+            priority="normal",
+            requester_id=requester_id,
+            message_count=0,
+            created_at=start,
+            updated_at=start + timedelta(seconds=number),
+        )
+        for number in range(2, ROWS + 2)
+    ]
+
+    async def write() -> None:
+        async with workspace.server.db.transaction() as connection:
+            await connection.execute(insert(issues_table), [vars_of(issue) for issue in made])
+        if not workspace.server.db.is_sqlite:  # statistics, as autovacuum would gather
+            async with workspace.server.db.transaction() as connection:
+                await connection.execute(text("ANALYZE issues"))
+
+    workspace.server.call(write())
+    return Seeded(workspace, start, made)
+
+
+def vars_of(issue: issues.Issue) -> dict[str, Any]:
+    return {name: getattr(issue, name) for name in issue.__slots__}
+
+
+def plan_of(workspace: WorkspaceFixture, statement: Select[Any]) -> str:
+    async def explain() -> str:
+        async with workspace.server.db.read() as connection:
+            rows = await connection.execute(Explain(statement))
+            return "\n".join(str(row[-1]) for row in rows)
+
+    return workspace.server.call(explain())
+
+
+@pytest.mark.parametrize("order", [issues.IssueOrder.UPDATED_ASC, issues.IssueOrder.UPDATED_DESC])
+@pytest.mark.parametrize("cursor", ["none", "inside the bounds", "short of the bound"])
+def test_a_poll_reads_the_update_index_in_its_order(
+    seeded: Seeded, order: issues.IssueOrder, cursor: str
+) -> None:
+    workspace, start = seeded.workspace, seeded.start
+    where = issues.IssueFilter(
+        updated_after=start + timedelta(seconds=100),
+        updated_before=start + timedelta(seconds=ROWS - 100),
+    )
+    # "Short of the bound": a cursor that the filter's bound on its side overtakes (an
+    # updatedAfter later than the cursor ascending, an updatedBefore earlier descending).
+    short = 50 if order is issues.IssueOrder.UPDATED_ASC else ROWS - 50
+    at = {"none": None, "inside the bounds": ROWS // 2, "short of the bound": short}[cursor]
+    after = None if at is None else issues.cursor_key(seeded.made[at], order)
+    statement = issues.list_statement(workspace.id, PageRequest(25, after), where, order)
+    # The scan starts at the cursor, unless the filter's bound is the tighter.
+    cursor_bounds = cursor == "inside the bounds"
+
+    plan = plan_of(workspace, statement)
+
+    assert "ix_issues_updated" in plan, plan
+    if workspace.server.db.is_sqlite:
+        assert "TEMP B-TREE" not in plan, plan  # no sort: the index gives the order
+        assert ("(updated_at,id)" in plan) is cursor_bounds, plan
+    else:
+        assert "Sort" not in plan, plan
+        assert "Seq Scan" not in plan, plan
+        assert ("ROW(updated_at" in plan) is cursor_bounds, plan
