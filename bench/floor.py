@@ -22,8 +22,9 @@ import orjson
 import uvicorn
 
 from supportdesk import API_VERSION
+from supportdesk.auth.key_derivation import derive
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
-from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, derive
+from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE
 from supportdesk.domain.ids import new_id
 from supportdesk.domain.pagination import Cursors
 

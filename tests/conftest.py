@@ -33,6 +33,7 @@ from tests.servers import (
 from tests.tenancy import SUBPROCESS_STATEMENTS, is_confined
 
 BACKENDS = ["sqlite", "postgresql"]
+TEST_SECRET_KEY = secrets.token_urlsafe(32)
 
 
 def _unconfined_statements() -> list[str]:
@@ -108,7 +109,11 @@ def server(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
     url = request.getfixturevalue(f"{request.param}_url")
     # Every test calls from 127.0.0.1: the per-address limit on failed authentications
     # (60 a minute) would turn other tests' 401s into 429s. tests/http tests that limit.
-    running = RunningServer(request.param, url, failed_auth_per_minute=1_000_000).start()
+    # A configured server key, as a PostgreSQL deployment needs for webhook secrets (tests
+    # of the unconfigured case start a server of their own).
+    running = RunningServer(
+        request.param, url, failed_auth_per_minute=1_000_000, secret_key=TEST_SECRET_KEY
+    ).start()
     yield running
     running.stop()
 

@@ -13,6 +13,8 @@ from starlette.routing import Mount, Route
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.domain.webhooks.endpoints import EndpointPolicy
+from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.executor import Executor
 from supportdesk.graphql.limits import Limits
 from supportdesk.graphql.schema import build_schema
@@ -81,6 +83,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.schema = schema
     app.state.limiter = limiter
     app.state.tracing = None
+    app.state.webhooks = WebhookSetup(
+        server_key, EndpointPolicy(allow_private=settings.webhook_allow_private)
+    )
     if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
         from supportdesk.http.tracing import instrument  # the otel extra: loaded only when on
 

@@ -41,6 +41,16 @@ PERMISSIONS: dict[str, frozenset[str]] = {
         "api_keys:manage",
         "webhooks:manage",
     ),
+    # Webhook endpoints and their deliveries (CONTRACT section 11)
+    "Query.webhookEndpoints": _any("webhooks:manage"),
+    "Mutation.createWebhookEndpoint": _any("webhooks:manage"),
+    "Mutation.updateWebhookEndpoint": _any("webhooks:manage"),
+    "Mutation.deleteWebhookEndpoint": _any("webhooks:manage"),
+    "Mutation.rotateWebhookSecret": _any("webhooks:manage"),
+    "Mutation.sendTestWebhook": _any("webhooks:manage"),
+    "Mutation.redeliverWebhookEvent": _any("webhooks:manage"),
+    "Mutation.replayWebhookEvents": _any("webhooks:manage"),
+    "WebhookEndpoint.deliveries": _any("webhooks:manage"),
     # Issues and their threads
     "Query.issue": _any("issues:read"),
     "Query.issueByNumber": _any("issues:read"),
@@ -87,6 +97,8 @@ NODE_PERMISSIONS: dict[str, frozenset[str]] = {
     "MachineUser": PERMISSIONS["Query.machineUsers"],
     "ApiKey": PERMISSIONS["Query.apiKeys"],
     "AuditEvent": PERMISSIONS["Query.auditEvents"],
+    "WebhookEndpoint": PERMISSIONS["Query.webhookEndpoints"],
+    "WebhookDelivery": PERMISSIONS["Query.webhookEndpoints"],
 }
 
 

@@ -26,16 +26,20 @@ async def pages_per_parent(
     order: ColumnElement[Any],
     parent_ids: Sequence[str],
     page: PageRequest,
+    newest_first: bool = False,
 ) -> dict[str, Page[RowMapping]]:
-    """The same page of each parent's children, ordered by `order` (an id: creation order).
+    """The same page of each parent's children, ordered by `order` (an id: creation order),
+    or the other way round with `newest_first`.
 
     `query` selects the children's columns with the workspace condition applied; rows are
     numbered per parent with a window function, so one statement serves every parent.
     """
     conditions: list[ColumnElement[bool]] = [parent.in_(parent_ids)]
     if page.after:
-        conditions.append(order > page.after)
-    position = func.row_number().over(partition_by=parent, order_by=order)
+        conditions.append(order < page.after if newest_first else order > page.after)
+    position = func.row_number().over(
+        partition_by=parent, order_by=order.desc() if newest_first else order
+    )
     ranked = (
         query.add_columns(parent.label(_PARENT), position.label(_POSITION))
         .where(*conditions)

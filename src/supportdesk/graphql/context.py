@@ -12,6 +12,7 @@ from supportdesk.auth.principal import Principal
 from supportdesk.db import Database
 from supportdesk.domain.audit import Actor, key_actor
 from supportdesk.domain.pagination import Cursors
+from supportdesk.domain.webhooks.setup import WebhookSetup
 
 if TYPE_CHECKING:
     from supportdesk.graphql.loaders import Loaders
@@ -25,6 +26,7 @@ class Context:
     now: datetime
     cursors: Cursors
     client_ip: str | None = None
+    webhooks: WebhookSetup | None = None
     _loaders: Loaders | None = field(default=None, repr=False)
 
     @property

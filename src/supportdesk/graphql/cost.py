@@ -46,6 +46,7 @@ from graphql import (
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef
 
 from supportdesk.auth.scopes import SCOPES
+from supportdesk.domain.events import EVENT_TYPES
 from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from supportdesk.graphql.limits import fragments_of
 
@@ -55,6 +56,7 @@ DEFAULT_PAGE_SIZE = 25
 LIST_BOUNDS: dict[tuple[str, str], int] = {
     ("ApiKey", "scopes"): len(SCOPES),  # a key's scopes are a subset of the catalogue
     ("MutationError", "fields"): 100,  # one per input field, or per id of a bulk input
+    ("WebhookEndpoint", "eventTypes"): len(EVENT_TYPES),  # a subset of the catalogue
 }
 
 

@@ -13,7 +13,9 @@ from strawberry.dataloader import DataLoader
 
 from supportdesk.db import Database
 from supportdesk.domain import accounts, api_keys, articles, contacts, issues, machine_users
+from supportdesk.domain.events import queries as event_queries
 from supportdesk.domain.pagination import Page, PageRequest
+from supportdesk.domain.webhooks import deliveries as webhook_deliveries
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -82,6 +84,44 @@ class Loaders:
     @cached_property
     def issue_count_of_account(self) -> DataLoader[Any, Any]:
         return self._by_key(issues.count_issues_of_accounts, int)
+
+    @cached_property
+    def event(self) -> DataLoader[Any, Any]:
+        return self._by_key(event_queries.get_events)
+
+    @cached_property
+    def deliveries_of_endpoint(
+        self,
+    ) -> DataLoader[tuple[str, PageRequest, str | None], Page[Any]]:
+        async def load(keys: list[tuple[str, PageRequest, str | None]]) -> list[Page[Any]]:
+            by_request: dict[tuple[PageRequest, str | None], list[str]] = {}
+            for endpoint_id, request, status in keys:
+                by_request.setdefault((request, status), []).append(endpoint_id)
+            pages: dict[tuple[str, PageRequest, str | None], Page[Any]] = {}
+            async with self.db.read() as connection:
+                for (request, status), endpoint_ids in by_request.items():
+                    found = await webhook_deliveries.delivery_pages_of_endpoints(
+                        connection, self.workspace_id, endpoint_ids, request, status
+                    )
+                    pages.update({(e, request, status): page for e, page in found.items()})
+            return [pages[key] for key in keys]
+
+        return DataLoader(load_fn=load)
+
+    @cached_property
+    def delivery_count_of_endpoint(self) -> DataLoader[tuple[str, str | None], int]:
+        async def load(keys: list[tuple[str, str | None]]) -> list[int]:
+            counts: dict[tuple[str, str | None], int] = {}
+            async with self.db.read() as connection:
+                for status in {status for _, status in keys}:
+                    endpoint_ids = [e for e, s in keys if s == status]
+                    found = await webhook_deliveries.count_deliveries_of_endpoints(
+                        connection, self.workspace_id, endpoint_ids, status
+                    )
+                    counts.update({(e, status): n for e, n in found.items()})
+            return [counts[key] for key in keys]
+
+        return DataLoader(load_fn=load)
 
     async def _load_issues(self, keys: list[str]) -> list[issues.Issue | None]:
         found = await issues.fetch_issues(self.db, self.workspace_id, keys)

@@ -12,6 +12,8 @@ from strawberry.schema.config import StrawberryConfig
 
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.domain import api_keys, audit, issues
+from supportdesk.domain.webhooks import deliveries as webhook_deliveries
+from supportdesk.domain.webhooks import queries as webhook_queries
 from supportdesk.graphql import node_query
 from supportdesk.graphql.accounts import Account, AccountMutations, AccountQueries
 from supportdesk.graphql.api_info import ApiInfoQueries
@@ -26,6 +28,12 @@ from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Mess
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
 from supportdesk.graphql.resolvers import call_resolvers_directly
 from supportdesk.graphql.scalars import DateTime
+from supportdesk.graphql.webhooks import (
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookMutations,
+    WebhookQueries,
+)
 
 
 @strawberry.type
@@ -39,6 +47,7 @@ class Query(
     AccountQueries,
     ArticleQueries,
     EventQueries,
+    WebhookQueries,
     node_query.NodeQueries,
 ):
     pass
@@ -52,6 +61,7 @@ class Mutation(
     ContactMutations,
     AccountMutations,
     ArticleMutations,
+    WebhookMutations,
 ):
     pass
 
@@ -110,6 +120,18 @@ async def _audit_event(context: Context, id: str) -> AuditEvent | None:
     return AuditEvent.of(found) if found else None
 
 
+@node_query.fetches("WebhookEndpoint")
+async def _webhook_endpoint(context: Context, id: str) -> WebhookEndpoint | None:
+    found = await _one(context, webhook_queries.get_endpoints, id)
+    return WebhookEndpoint.of(found) if found else None
+
+
+@node_query.fetches("WebhookDelivery")
+async def _webhook_delivery(context: Context, id: str) -> WebhookDelivery | None:
+    found = await _one(context, webhook_deliveries.get_deliveries, id)
+    return WebhookDelivery.of(found) if found else None
+
+
 def _guarded(resolve: Any, required: frozenset[str]) -> Any:
     def guarded(source: Any, info: Any, **arguments: Any) -> Any:
         principal = info.context.principal
@@ -143,7 +165,18 @@ def build_schema() -> strawberry.Schema:
     schema = strawberry.Schema(
         query=Query,
         mutation=Mutation,
-        types=[MachineUser, ApiKey, AuditEvent, Issue, Message, Contact, Account, Article],
+        types=[
+            MachineUser,
+            ApiKey,
+            AuditEvent,
+            Issue,
+            Message,
+            Contact,
+            Account,
+            Article,
+            WebhookEndpoint,
+            WebhookDelivery,
+        ],
         config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )
     call_resolvers_directly(schema)

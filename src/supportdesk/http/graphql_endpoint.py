@@ -126,6 +126,7 @@ class GraphQLEndpoint:
                 now=now(),
                 cursors=Cursors(await self.cursor_key(), principal.workspace_id),
                 client_ip=request.client.host if request.client else None,
+                webhooks=request.app.state.webhooks,
             )
             body = await self._run_in_time(prepared, operation, payload, context, cost)
         except RequestError as error:

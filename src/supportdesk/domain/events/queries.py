@@ -96,7 +96,8 @@ async def check_still_kept(
         )
 
 
-async def get_event(connection: AsyncConnection, workspace_id: str, event_id: str) -> Event | None:
-    query = select(*_COLUMNS).where(events.c.workspace_id == workspace_id, events.c.id == event_id)
-    row = (await connection.execute(query)).first()
-    return Event(*row) if row is not None else None
+async def get_events(
+    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+) -> dict[str, Event]:
+    query = select(*_COLUMNS).where(events.c.workspace_id == workspace_id, events.c.id.in_(ids))
+    return {row[0]: Event(*row) for row in await connection.execute(query)}

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, insert, select
+from sqlalchemy import RowMapping, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk import API_VERSION
@@ -19,7 +19,8 @@ from supportdesk.domain.clock import now, rfc3339
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.events import TEST_EVENT_TYPE, actor_of, subscribes
 from supportdesk.domain.ids import is_id_of, new_id
-from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.pagination import Page, PageRequest
+from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
 from supportdesk.domain.webhooks.endpoints import locked_endpoint
 from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
 
@@ -148,43 +149,52 @@ async def replay(
     return len(rows)
 
 
-def _conditions(
-    workspace_id: str, endpoint_id: str, status: str | None
-) -> list[ColumnElement[bool]]:
-    conditions = [
-        webhook_deliveries.c.workspace_id == workspace_id,
-        webhook_deliveries.c.endpoint_id == endpoint_id,
-    ]
-    if status is not None:
-        conditions.append(webhook_deliveries.c.status == status)
-    return conditions
-
-
-async def list_deliveries(
+async def delivery_pages_of_endpoints(
     connection: AsyncConnection,
     workspace_id: str,
-    endpoint_id: str,
+    endpoint_ids: Sequence[str],
     page: PageRequest,
     status: str | None = None,
-) -> Page[WebhookDelivery]:
-    """Newest first: what an admin looks at is the latest."""
-    query = select(*DELIVERY_COLUMNS).where(*_conditions(workspace_id, endpoint_id, status))
-    if page.after:
-        query = query.where(webhook_deliveries.c.id < page.after)
-    query = query.order_by(webhook_deliveries.c.id.desc()).limit(page.first + 1)
-    rows = (await connection.execute(query)).all()
-    return page_of([delivery_of(row) for row in rows], page.first)
-
-
-async def count_deliveries(
-    connection: AsyncConnection, workspace_id: str, endpoint_id: str, status: str | None = None
-) -> int:
-    query = (
-        select(func.count())
-        .select_from(webhook_deliveries)
-        .where(*_conditions(workspace_id, endpoint_id, status))
+) -> dict[str, Page[WebhookDelivery]]:
+    """The same page of each endpoint's deliveries, newest first (what an admin looks at is
+    the latest), in one statement."""
+    query = select(*DELIVERY_COLUMNS).where(webhook_deliveries.c.workspace_id == workspace_id)
+    if status is not None:
+        query = query.where(webhook_deliveries.c.status == status)
+    pages = await pages_per_parent(
+        connection,
+        query,
+        webhook_deliveries.c.endpoint_id,
+        webhook_deliveries.c.id,
+        endpoint_ids,
+        page,
+        newest_first=True,
     )
-    return int(await connection.scalar(query) or 0)
+    return mapped_pages(
+        pages, lambda row: delivery_of(tuple(row[c.name] for c in DELIVERY_COLUMNS))
+    )
+
+
+def _delivery_of_mapping(row: RowMapping) -> WebhookDelivery:
+    return delivery_of(tuple(row[column.name] for column in DELIVERY_COLUMNS))
+
+
+async def count_deliveries_of_endpoints(
+    connection: AsyncConnection,
+    workspace_id: str,
+    endpoint_ids: Sequence[str],
+    status: str | None = None,
+) -> dict[str, int]:
+    conditions = [webhook_deliveries.c.workspace_id == workspace_id]
+    if status is not None:
+        conditions.append(webhook_deliveries.c.status == status)
+    return await counts_per_parent(
+        connection,
+        webhook_deliveries,
+        webhook_deliveries.c.endpoint_id,
+        endpoint_ids,
+        *conditions,
+    )
 
 
 async def get_deliveries(

@@ -1,0 +1,114 @@
+"""createWebhookEndpoint: the secret once, validation, the SSRF rules, the per-workspace limit."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from tests.client import GraphQLClient
+from tests.conftest import WorkspaceFixture
+from tests.graphql.events.helpers import all_events
+from tests.graphql.webhooks.helpers import LIST, RECEIVER, create_payload, new_endpoint
+
+
+def test_an_endpoint_is_made_with_a_secret_shown_once(api: GraphQLClient) -> None:
+    made = new_endpoint(
+        api, description="CRM bridge", eventTypes=["issue.created", "issue.updated"]
+    )
+
+    endpoint, secret = made["webhookEndpoint"], made["secret"]
+    assert endpoint["id"].startswith("whk_")
+    assert endpoint["url"] == RECEIVER
+    assert endpoint["eventTypes"] == ["issue.created", "issue.updated"]
+    assert endpoint["enabled"] is True and endpoint["status"] == "active"
+    assert endpoint["disabledReason"] is None
+    assert secret.startswith("whsec_")
+    assert len(base64.b64decode(secret.removeprefix("whsec_"))) == 32
+    assert endpoint["secretPrefix"] == secret[:12]
+    listed = api.ok(LIST)["webhookEndpoints"]
+    assert [edge["node"] for edge in listed["edges"]] == [endpoint]
+    assert secret not in json.dumps(listed)
+
+
+def test_only_the_url_is_required(api: GraphQLClient) -> None:
+    endpoint = new_endpoint(api)["webhookEndpoint"]
+
+    assert endpoint["eventTypes"] == [] and endpoint["description"] == ""
+
+
+def test_creating_records_an_event_and_an_audit_entry_without_the_secret(
+    api: GraphQLClient,
+) -> None:
+    made = new_endpoint(api)
+
+    [event] = all_events(api, types=["webhook_endpoint.created"])
+    assert event["data"]["webhookEndpoint"]["id"] == made["webhookEndpoint"]["id"]
+    audit = api.ok("{ auditEvents(first: 5) { edges { node { action data } } } }")
+    assert "webhook_endpoint.created" in json.dumps(audit)
+    assert made["secret"] not in json.dumps(event) + json.dumps(audit)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]/",
+        "http://10.0.0.1/",
+        "https://localhost/hooks",
+        "https://127.0.0.1/hooks",
+        "ftp://hooks.example.com/",
+        "javascript:alert(1)",
+    ],
+)
+def test_unsafe_urls_are_refused_by_default(api: GraphQLClient, url: str) -> None:
+    payload = create_payload(api, url=url)
+
+    assert payload["webhookEndpoint"] is None and payload["secret"] is None
+    assert payload["error"]["code"] == "VALIDATION_FAILED"
+    assert payload["error"]["fields"] == [{"field": "url", "code": "UNSAFE_URL"}]
+
+
+def test_unknown_event_types_are_named_invalid(api: GraphQLClient) -> None:
+    payload = create_payload(api, eventTypes=["issue.created", "issue.exploded"])
+
+    assert payload["error"]["code"] == "VALIDATION_FAILED"
+    assert payload["error"]["fields"] == [{"field": "eventTypes", "code": "INVALID"}]
+
+
+def test_a_missing_url_is_required(api: GraphQLClient) -> None:
+    payload = create_payload(api, url="  ")
+
+    assert payload["error"]["fields"] == [{"field": "url", "code": "REQUIRED"}]
+
+
+def test_a_workspace_has_at_most_25_endpoints(api: GraphQLClient) -> None:
+    for n in range(25):
+        new_endpoint(api, url=f"{RECEIVER}/{n}")
+
+    payload = create_payload(api, url=f"{RECEIVER}/26")
+
+    assert payload["error"]["code"] == "LIMIT_REACHED"
+    assert api.ok(LIST)["webhookEndpoints"]["totalCount"] == 25
+
+
+def test_a_key_without_the_scope_is_forbidden_and_told_which(
+    workspace: WorkspaceFixture,
+) -> None:
+    reader = workspace.client(workspace.create_key(["issues:read", "api_keys:manage"]))
+
+    answer = reader(
+        'mutation { createWebhookEndpoint(input: {url: "https://x.example.com"}) { secret } }'
+    )
+    listed = reader("{ webhookEndpoints { totalCount } }")
+
+    for refused in (answer, listed):
+        assert refused.codes == ["FORBIDDEN"]
+        assert refused.errors[0]["extensions"]["requiredScopes"] == ["webhooks:manage"]
+
+
+def test_full_access_includes_the_webhook_scope(api: GraphQLClient) -> None:
+    scopes = api.ok("{ apiInfo }")["apiInfo"]["key"]["scopes"]
+
+    assert "webhooks:manage" in scopes
