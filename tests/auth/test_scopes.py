@@ -25,6 +25,7 @@ CONTRACT_SCOPES = {
     "machine_users:manage",
     "api_keys:manage",
     "audit:read",
+    "webhooks:manage",
 }
 
 
@@ -47,7 +48,9 @@ def test_read_only_is_the_four_read_scopes_and_no_admin_scope() -> None:
 
 
 def test_admin_scopes_and_the_legacy_scope() -> None:
-    assert {"machine_users:manage", "api_keys:manage", "audit:read"} == ADMIN_SCOPES
+    assert {"machine_users:manage", "api_keys:manage", "audit:read", "webhooks:manage"} == (
+        ADMIN_SCOPES
+    )
     assert LEGACY_SCOPES == ("issues:create",)
 
 

@@ -26,6 +26,7 @@ CONTRACT_SCOPES = [
     "issues:write",
     "machine_users:manage",
     "thread:reply",
+    "webhooks:manage",
 ]
 READ_ONLY_SCOPES = ["accounts:read", "articles:read", "contacts:read", "issues:read"]
 

@@ -10,6 +10,7 @@ from tests.graphql.accounts.helpers import new_account
 from tests.graphql.articles.helpers import new_article
 from tests.graphql.contacts.helpers import new_contact
 from tests.graphql.issues.helpers import new_issue
+from tests.graphql.webhooks.helpers import RECEIVER, new_endpoint
 
 READ_EVERYTHING = """
 query($issue: ID!, $contact: ID!, $account: ID!, $article: ID!) {
@@ -90,6 +91,29 @@ def mutations(ids: dict[str, str]) -> dict[str, tuple[str, dict[str, object]]]:
             {"machineUserId": ids["machine_user"], "name": "k", "scopes": ["issues:read"]},
         ),
         "revokeApiKey": by_id("revokeApiKey", ids["api_key"]),
+        "createWebhookEndpoint": by_input(
+            "createWebhookEndpoint", "CreateWebhookEndpointInput", {"url": RECEIVER}
+        ),
+        "updateWebhookEndpoint": by_input(
+            "updateWebhookEndpoint",
+            "UpdateWebhookEndpointInput",
+            {"id": ids["webhook"], "enabled": False},
+        ),
+        "deleteWebhookEndpoint": by_id("deleteWebhookEndpoint", ids["webhook"]),
+        "rotateWebhookSecret": by_input(
+            "rotateWebhookSecret", "RotateWebhookSecretInput", {"id": ids["webhook"]}
+        ),
+        "sendTestWebhook": by_id("sendTestWebhook", ids["webhook"]),
+        "redeliverWebhookEvent": by_input(
+            "redeliverWebhookEvent",
+            "RedeliverWebhookEventInput",
+            {"endpointId": ids["webhook"], "eventId": ids["event"]},
+        ),
+        "replayWebhookEvents": by_input(
+            "replayWebhookEvents",
+            "ReplayWebhookEventsInput",
+            {"endpointId": ids["webhook"], "fromSequence": 1, "toSequence": 2},
+        ),
     }
 
 
@@ -110,6 +134,10 @@ def test_read_only_reads_all_four_kinds_and_changes_nothing(workspace: Workspace
         "published": published["id"],
         "api_key": key["id"],
         "machine_user": key["machineUser"]["id"],
+        "webhook": new_endpoint(admin)["webhookEndpoint"]["id"],
+        "event": admin.ok("{ events(first: 1) { edges { node { id } } } }")["events"]["edges"][0][
+            "node"
+        ]["id"],
     }
     reader = workspace.client(workspace.create_key(list(PRESETS["read_only"])))
     before = admin.ok(SNAPSHOT)

@@ -137,11 +137,6 @@ def test_a_new_email_at_an_account_s_domain_changes_the_email_and_the_account(
     assert event["data"]["contact"]["accountId"] == account["id"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: createIssue fills in a known contact's missing name (contacts/service.py"
-    " _requester_upsert, coalesce on conflict) but records no contact.updated",
-)
 def test_create_issue_filling_in_a_contact_s_missing_name_records_contact_updated(
     bot: Bot,
 ) -> None:

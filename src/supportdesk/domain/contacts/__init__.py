@@ -9,11 +9,17 @@ from supportdesk.domain.contacts.queries import (
     get_contact_by_email,
     list_contacts,
 )
-from supportdesk.domain.contacts.service import Contact, get_contacts, upsert_requester
+from supportdesk.domain.contacts.service import (
+    Contact,
+    Requester,
+    get_contacts,
+    upsert_requester,
+)
 
 __all__ = [
     "Contact",
     "ContactFilter",
+    "Requester",
     "contacts_of_accounts",
     "count_contacts",
     "count_contacts_of_accounts",

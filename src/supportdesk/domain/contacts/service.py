@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import and_, bindparam, case, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -73,11 +73,18 @@ def _requester_upsert(dialect: Any) -> Any:
         created_at=bindparam("moment"),
         updated_at=bindparam("moment"),
     )
-    # On a known e-mail the update changes nothing but a missing name; it makes RETURNING
-    # give the existing row's id in the same statement.
+    # On a known e-mail the update changes nothing but a missing name (and then moves
+    # updated_at, which tells the caller); it makes RETURNING give the existing row in the
+    # same statement.
+    fills_name = and_(contacts.c.name.is_(None), statement.excluded.name.is_not(None))
     return statement.on_conflict_do_update(
         index_elements=[contacts.c.workspace_id, contacts.c.email_normalized],
-        set_={"name": func.coalesce(contacts.c.name, statement.excluded.name)},
+        set_={
+            "name": func.coalesce(contacts.c.name, statement.excluded.name),
+            "updated_at": case(
+                (fills_name, statement.excluded.updated_at), else_=contacts.c.updated_at
+            ),
+        },
     ).returning(*CONTACT_COLUMNS)
 
 
@@ -87,12 +94,20 @@ _REQUESTER_UPSERT = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Requester:
+    contact: Contact
+    created: bool
+    # A known contact without a name took the one given.
+    named: bool
+
+
 async def upsert_requester(
     connection: AsyncConnection, workspace_id: str, email: str, name: str | None
-) -> tuple[Contact, bool]:
+) -> Requester:
     """The workspace's contact with this e-mail (any case), created when new and linked to
-    the account of its e-mail's domain, and whether it was created. One statement, safe
-    under concurrency."""
+    the account of its e-mail's domain; a known contact without a name takes `name`. One
+    statement, safe under concurrency."""
     moment = now()
     contact_id = new_id("Contact", moment)
     parameters = {
@@ -106,7 +121,8 @@ async def upsert_requester(
     }
     statement = _REQUESTER_UPSERT[connection.dialect.name]
     contact = Contact(*(await connection.execute(statement, parameters)).one())
-    return contact, contact.id == contact_id
+    created = contact.id == contact_id
+    return Requester(contact, created, not created and contact.updated_at == moment)
 
 
 async def get_contacts(

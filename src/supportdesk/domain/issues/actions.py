@@ -15,7 +15,7 @@ from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain import idempotency
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
-from supportdesk.domain.contacts import Contact, upsert_requester
+from supportdesk.domain.contacts import Contact, Requester, upsert_requester
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
@@ -141,7 +141,8 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             )
             if earlier is not None:
                 return await _existing_issue(connection, workspace_id, earlier)
-        requester, requester_is_new = await upsert_requester(connection, workspace_id, email, name)
+        upserted = await upsert_requester(connection, workspace_id, email, name)
+        requester = upserted.contact
         requester_id = requester.id
         number = await _next_ticket_number(connection, workspace_id)
         await connection.execute(
@@ -182,13 +183,12 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             moment,
             moment,
         )
-        created = [("contact.created", {"contact": snapshots.contact(requester)})]
         await record_events(
             connection,
             workspace_id,
             actor,
             [
-                *(created if requester_is_new else []),
+                *_requester_events(upserted),
                 (
                     "issue.created",
                     {
@@ -199,6 +199,17 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             ],
         )
     return issue
+
+
+def _requester_events(upserted: Requester) -> list[tuple[str, snapshots.Snapshot]]:
+    """`contact.created` for a new requester, `contact.updated` for one that got its name."""
+    snapshot = snapshots.contact(upserted.contact)
+    if upserted.created:
+        return [("contact.created", {"contact": snapshot})]
+    if upserted.named:
+        change = {"name": {"from": None, "to": upserted.contact.name}}
+        return [("contact.updated", {"contact": snapshot, "changes": change})]
+    return []
 
 
 def _requester_snapshot(contact: Contact) -> snapshots.Snapshot:
