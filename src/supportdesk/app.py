@@ -13,6 +13,7 @@ from starlette.routing import Mount, Route
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.dispatch import Dispatcher
 from supportdesk.domain.webhooks.endpoints import EndpointPolicy
 from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.executor import Executor
@@ -51,9 +52,16 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     if request_metrics is not None:
         watch_database(database)
 
+    # Every serving process delivers webhooks unless told not to (CONTRACT section 11).
+    dispatcher = Dispatcher(database, settings, server_key) if settings.webhook_dispatch else None
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if dispatcher is not None:
+            await dispatcher.start()
         yield
+        if dispatcher is not None:
+            await dispatcher.stop()
         await limiter.close()
         await database.dispose()
         if app.state.tracing is not None:

@@ -99,6 +99,10 @@ class Settings(BaseSettings):
         36000,
     )
 
+    # The most one webhook attempt may take, connecting and the answer included; a slower
+    # receiver counts as a failure.
+    webhook_timeout_seconds: float = Field(default=10, gt=0)
+
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod
     def _retry_schedule(cls, value: str | Iterable[float]) -> tuple[float, ...]:

@@ -1,0 +1,164 @@
+"""The delivery queue: taking due deliveries with a lease, and what each attempt needs.
+
+A dispatcher takes a batch in one short transaction by moving each delivery's
+`next_attempt_at` to the end of a 60 s lease (and noting the lease in `lease_until`). Until
+then no dispatcher sees it as due; if this one dies mid-attempt, the delivery is simply due
+again when the lease runs out, and the queue's index stays one column on pending rows.
+PostgreSQL: `FOR UPDATE SKIP LOCKED`, so dispatchers in several processes take disjoint
+batches without waiting on each other. SQLite: one writer at a time already serialises them.
+
+These statements look across workspaces by design (one queue for the deployment); the
+tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_attempt_at <=`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, bindparam, exists, select, tuple_, update
+
+from supportdesk.db import Database
+from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
+from supportdesk.domain.events import Event
+
+LEASE = timedelta(seconds=60)
+
+# The due-condition comes first in each WHERE: the tenancy guard recognises the queue by it.
+_IS_DUE = and_(
+    webhook_deliveries.c.next_attempt_at <= bindparam("at"),
+    webhook_deliveries.c.status == "pending",
+)
+# A read first: an idle queue costs one indexed read per poll, not a write transaction
+# (on SQLite that would take the single writer four times a second per process).
+_ANY_DUE = select(exists().where(_IS_DUE))
+_DUE_KEYS = (
+    select(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
+    .where(_IS_DUE)
+    .order_by(webhook_deliveries.c.next_attempt_at)
+    .limit(bindparam("how_many"))
+    .with_for_update(skip_locked=True)  # PostgreSQL only; SQLite renders nothing
+    .correlate(None)  # its own scan of the table, not the UPDATE's row
+)
+_CLAIM = (
+    update(webhook_deliveries)
+    .where(tuple_(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id).in_(_DUE_KEYS))
+    .values(lease_until=bindparam("lease_end"), next_attempt_at=bindparam("lease_end"))
+    .returning(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
+)
+_EVENT_COLUMNS = (
+    events.c.id,
+    events.c.workspace_id,
+    events.c.sequence,
+    events.c.type,
+    events.c.api_version,
+    events.c.actor,
+    events.c.data,
+    events.c.created_at,
+)
+# Everything the batch's attempts need, in one read: each delivery with its endpoint and its
+# event (none for a test delivery, whose body is its payload).
+_LOAD = (
+    select(
+        webhook_deliveries.c.workspace_id,
+        webhook_deliveries.c.id,
+        webhook_deliveries.c.endpoint_id,
+        webhook_deliveries.c.event_id,
+        webhook_deliveries.c.attempts,
+        webhook_deliveries.c.payload,
+        webhook_endpoints.c.url,
+        webhook_endpoints.c.enabled,
+        webhook_endpoints.c.secret_sealed,
+        webhook_endpoints.c.previous_secret_sealed,
+        webhook_endpoints.c.previous_secret_expires_at,
+        *_EVENT_COLUMNS,
+    )
+    .select_from(
+        webhook_deliveries.join(
+            webhook_endpoints,
+            and_(
+                webhook_endpoints.c.workspace_id == webhook_deliveries.c.workspace_id,
+                webhook_endpoints.c.id == webhook_deliveries.c.endpoint_id,
+            ),
+        ).outerjoin(
+            events,
+            and_(
+                events.c.workspace_id == webhook_deliveries.c.workspace_id,
+                events.c.id == webhook_deliveries.c.event_id,
+            ),
+        )
+    )
+    # The batch's workspaces, then its deliveries: ids are unique, so no pair is mixed up.
+    .where(
+        webhook_deliveries.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
+        webhook_deliveries.c.id.in_(bindparam("ids", expanding=True)),
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """One leased delivery and what its attempt needs."""
+
+    workspace_id: str
+    delivery_id: str
+    endpoint_id: str
+    event_id: str
+    attempts: int  # made before this one
+    lease_until: datetime
+    body: dict[str, Any] | None  # None: the event is no longer kept
+    url: str
+    enabled: bool
+    secret_sealed: str
+    previous_secret_sealed: str | None
+    previous_secret_expires_at: datetime | None
+
+
+async def any_due(db: Database, at: datetime) -> bool:
+    """Whether some delivery of any workspace is due at `at` (a read, no lock)."""
+    async with db.read() as connection:
+        return bool(await connection.scalar(_ANY_DUE, {"at": at}))
+
+
+async def claim(db: Database, at: datetime, limit: int) -> list[Due]:
+    """Lease up to `limit` deliveries due at `at`, oldest due first, and load them: two
+    statements whatever the batch's size."""
+    lease_end = at + LEASE
+    async with db.transaction() as connection:
+        keys = (
+            await connection.execute(_CLAIM, {"at": at, "how_many": limit, "lease_end": lease_end})
+        ).all()
+    if not keys:
+        return []
+    parameters = {"workspaces": sorted({k[0] for k in keys}), "ids": [k[1] for k in keys]}
+    async with db.read() as connection:
+        rows = (await connection.execute(_LOAD, parameters)).all()
+    # A delivery gone meanwhile (its endpoint deleted) has no row, and nothing to do.
+    return [_due(row, lease_end) for row in rows]
+
+
+def _due(row: Any, lease_end: datetime) -> Due:
+    workspace_id, delivery_id, endpoint_id, event_id, attempts, payload = row[:6]
+    url, enabled, sealed, previous_sealed, previous_expires_at = row[6:11]
+    event_row = row[11:]
+    if payload is not None:
+        body: dict[str, Any] | None = payload
+    elif event_row[0] is not None:
+        body = Event(*event_row).body()
+    else:
+        body = None
+    return Due(
+        workspace_id,
+        delivery_id,
+        endpoint_id,
+        event_id,
+        int(attempts),
+        lease_end,
+        body,
+        url,
+        bool(enabled),
+        sealed,
+        previous_sealed,
+        previous_expires_at,
+    )
