@@ -311,7 +311,12 @@ def test_every_process_of_a_deployment_accepts_the_same_session(
         workspace.admin_email, workspace.admin_password
     )
     cookie = client.http.cookies.get("supportdesk_session")
-    twin = RunningServer(workspace.server.backend, workspace.server.database_url).start()
+    # Every process of a deployment has the same server key (the test servers' is configured).
+    twin = RunningServer(
+        workspace.server.backend,
+        workspace.server.database_url,
+        secret_key=workspace.server.settings.secret_key,
+    ).start()
     configured = RunningServer(
         workspace.server.backend, workspace.server.database_url, secret_key="x" * 40
     ).start()

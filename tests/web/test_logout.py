@@ -93,7 +93,12 @@ def test_logging_out_ends_that_login_only(workspace: WorkspaceFixture) -> None:
 def test_logging_out_holds_in_every_process_at_once(workspace: WorkspaceFixture) -> None:
     admin = logged_in(workspace)
     copied = admin.http.cookies.get(COOKIE) or ""
-    twin = RunningServer(workspace.server.backend, workspace.server.database_url).start()
+    # Every process of a deployment has the same server key (the test servers' is configured).
+    twin = RunningServer(
+        workspace.server.backend,
+        workspace.server.database_url,
+        secret_key=workspace.server.settings.secret_key,
+    ).start()
     try:
         on_twin = with_cookie(twin.base_url, copied)
         assert on_twin.get("/settings/api").status_code == 200
