@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,7 +14,6 @@ from supportdesk.domain.events import queries
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.pagination import Connection, connection_of
-from supportdesk.graphql.scalars import parse_datetime
 
 
 @strawberry.type(description="Who made a change.")
@@ -57,22 +56,6 @@ class Event:
                 name=actor.get("name"),
             ),
             data=cast(JSON, event.data),
-        )
-
-    @classmethod
-    def of_body(cls, body: dict[str, Any]) -> Event:
-        """An event from its JSON (a test delivery's, which is not in the log)."""
-        return cls.of(
-            events.Event(
-                body["id"],
-                body["workspaceId"],
-                body.get("sequence") or 0,
-                body["type"],
-                body["apiVersion"],
-                body["actor"],
-                body["data"],
-                parse_datetime(body["createdAt"]),
-            )
         )
 
 

@@ -26,6 +26,8 @@ def _setup(info: Info) -> WebhookSetup:
 
 @strawberry.type(description="One event on its way to one endpoint.")
 class WebhookDelivery(Node):
+    event_id: strawberry.ID = strawberry.field(description="The `webhook-id` of every attempt.")
+    event_type: str = strawberry.field(description="`webhook.test` for a test delivery.")
     status: str = strawberry.field(description="`pending`, `succeeded` or `failed`.")
     attempts: int
     last_attempt_at: datetime | None
@@ -39,12 +41,12 @@ class WebhookDelivery(Node):
     delivery: strawberry.Private[models.WebhookDelivery]
 
     @strawberry.field(
-        description="The event sent (`webhook.test` for a test); null once the log no longer"
-        " keeps it."
+        description="The event sent, from the log: null for a test delivery (not in the log)"
+        " and once retention removed it."
     )
     async def event(self, info: Info) -> Event | None:
         if self.delivery.payload is not None:
-            return Event.of_body(self.delivery.payload)
+            return None
         found = await info.context.loaders.event.load(self.delivery.event_id)
         return Event.of(found) if found else None
 
@@ -52,6 +54,8 @@ class WebhookDelivery(Node):
     def of(cls, delivery: models.WebhookDelivery) -> WebhookDelivery:
         return cls(
             id=strawberry.ID(delivery.id),
+            event_id=strawberry.ID(delivery.event_id),
+            event_type=delivery.event_type,
             status=delivery.status,
             attempts=delivery.attempts,
             last_attempt_at=delivery.last_attempt_at,

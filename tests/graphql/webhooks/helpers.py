@@ -43,7 +43,7 @@ query($first: Int, $after: String) {{
 SEND_TEST = f"""
 mutation($id: ID!) {{
   sendTestWebhook(id: $id) {{
-    delivery {{ id status attempts event {{ id type sequence }} }}
+    delivery {{ id eventId eventType status attempts event {{ id }} }}
     {ERROR}
   }}
 }}
@@ -64,3 +64,27 @@ def new_endpoint(api: GraphQLClient, **values: Any) -> dict[str, Any]:
     payload = create_payload(api, **values)
     assert payload["error"] is None, payload
     return payload
+
+
+REDELIVER = f"""
+mutation($input: RedeliverWebhookEventInput!) {{
+  redeliverWebhookEvent(input: $input) {{
+    delivery {{ id eventId eventType status event {{ id type sequence }} }}
+    {ERROR}
+  }}
+}}
+"""
+REPLAY = f"""
+mutation($input: ReplayWebhookEventsInput!) {{
+  replayWebhookEvents(input: $input) {{ count {ERROR} }}
+}}
+"""
+DELIVERIES = """
+query($first: Int, $status: String) {
+  webhookEndpoints {
+    edges { node { id deliveries(first: $first, filter: {status: $status}) {
+      totalCount edges { node { id eventId eventType status attempts } }
+    } } }
+  }
+}
+"""

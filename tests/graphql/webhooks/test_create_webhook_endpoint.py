@@ -8,9 +8,10 @@ import json
 import pytest
 
 from tests.client import GraphQLClient
-from tests.conftest import WorkspaceFixture
+from tests.conftest import WorkspaceFixture, make_workspace
 from tests.graphql.events.helpers import all_events
 from tests.graphql.webhooks.helpers import LIST, RECEIVER, create_payload, new_endpoint
+from tests.servers import RunningServer
 
 
 def test_an_endpoint_is_made_with_a_secret_shown_once(api: GraphQLClient) -> None:
@@ -112,3 +113,19 @@ def test_full_access_includes_the_webhook_scope(api: GraphQLClient) -> None:
     scopes = api.ok("{ apiInfo }")["apiInfo"]["key"]["scopes"]
 
     assert "webhooks:manage" in scopes
+
+
+def test_postgresql_without_a_server_key_answers_not_configured_naming_the_setting(
+    postgresql_url: str,
+) -> None:
+    unconfigured = RunningServer("postgresql", postgresql_url).start()
+    try:
+        api = make_workspace(unconfigured).client()
+
+        payload = create_payload(api)
+    finally:
+        unconfigured.stop()
+
+    assert payload["webhookEndpoint"] is None and payload["secret"] is None
+    assert payload["error"]["code"] == "NOT_CONFIGURED"
+    assert "SUPPORTDESK_SECRET_KEY" in payload["error"]["message"]
