@@ -17,7 +17,14 @@ from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.web.endpoint import Handler, Web, endpoint
-from supportdesk.web.pages import api_keys, audit, login, machine_users
+from supportdesk.web.pages import (
+    api_keys,
+    audit,
+    login,
+    machine_users,
+    webhook_endpoint,
+    webhooks,
+)
 from supportdesk.web.session import SessionCookies
 
 PROBLEMS = {
@@ -61,6 +68,19 @@ def _routes(web: Web) -> list[BaseRoute]:
         page("/api/keys", api_keys.create_key, ["POST"]),
         page("/api/keys/{key_id}/revoke", api_keys.revoke_form),
         page("/api/keys/{key_id}/revoke", api_keys.revoke, ["POST"]),
+        page("/webhooks", webhooks.endpoint_list),
+        page("/webhooks/new", webhooks.new_endpoint_form),
+        page("/webhooks", webhooks.create_endpoint, ["POST"]),
+        page("/webhooks/{endpoint_id}", webhook_endpoint.endpoint_detail),
+        page("/webhooks/{endpoint_id}/edit", webhooks.edit_endpoint_form),
+        page("/webhooks/{endpoint_id}/edit", webhooks.update_endpoint, ["POST"]),
+        page("/webhooks/{endpoint_id}/enabled", webhook_endpoint.set_enabled, ["POST"]),
+        page("/webhooks/{endpoint_id}/test", webhook_endpoint.send_test, ["POST"]),
+        page("/webhooks/{endpoint_id}/redeliver", webhook_endpoint.redeliver, ["POST"]),
+        page("/webhooks/{endpoint_id}/replay", webhook_endpoint.replay, ["POST"]),
+        page("/webhooks/{endpoint_id}/rotate", webhook_endpoint.rotate_secret, ["POST"]),
+        page("/webhooks/{endpoint_id}/delete", webhook_endpoint.delete_form),
+        page("/webhooks/{endpoint_id}/delete", webhook_endpoint.delete, ["POST"]),
         page("/machine-users", machine_users.user_list),
         page("/machine-users/new", machine_users.new_user_form),
         page("/machine-users", machine_users.create_user, ["POST"]),

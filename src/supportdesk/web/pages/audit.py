@@ -1,4 +1,5 @@
-"""The audit log of keys, machine users and org admins: who did what, when, from where."""
+"""The audit log of keys, machine users, webhook endpoints and org admins: who did what,
+when, from where."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from supportdesk.domain.pagination import PageRequest
 from supportdesk.web.endpoint import Page, redirect
 
 PAGE_SIZE = 50
-TARGET_TYPES = ("ApiKey", "MachineUser", "OrgAdmin")
+TARGET_TYPES = ("ApiKey", "MachineUser", "OrgAdmin", "WebhookEndpoint")
 ACTIONS = {
     "api_key.created": "Key created",
     "api_key.revoked": "Key revoked",
     "machine_user.created": "Machine user created",
     "machine_user.updated": "Machine user updated",
+    "webhook_endpoint.created": "Webhook endpoint added",
+    "webhook_endpoint.updated": "Webhook endpoint changed",
+    "webhook_endpoint.deleted": "Webhook endpoint deleted",
     "org_admin.created": "Person added",
     "org_admin.sessions_ended": "Logged out everywhere",
     # The e-mail-wide lock of the login throttle: wrong passwords from many addresses.
