@@ -233,6 +233,52 @@ def serve(
     server.serve(settings, host, port, count)
 
 
+@main.command()
+@database_option
+def dispatch(database_url: str | None) -> None:
+    """Deliver webhooks, without serving the API, until SIGTERM or SIGINT (for deployments
+    whose `serve` processes run with SUPPORTDESK_WEBHOOK_DISPATCH=false)."""
+    import logging.config
+
+    from supportdesk.logs import logging_config
+
+    if database_url:
+        os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
+    settings = _served_settings()
+    logging.config.dictConfig(logging_config(json_lines=settings.log_json))
+    click.echo("supportdesk delivering webhooks (SIGTERM or Ctrl-C stops)", err=True)
+    with _clear_errors():
+        asyncio.run(_dispatch_until_stopped(settings))
+
+
+async def _dispatch_until_stopped(settings: Settings) -> None:
+    import signal
+
+    from supportdesk.auth.server_key import ServerKey
+    from supportdesk.dispatch import Dispatcher
+
+    db = Database(settings.database_url, settings.db_pool_size)
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopped.set)
+    dispatcher = Dispatcher(db, settings, ServerKey(settings.secret_key, db))
+    try:
+        await dispatcher.start()
+        await stopped.wait()
+        await dispatcher.stop()
+    finally:
+        await db.dispose()
+
+
+@main.command("secret-key")
+def secret_key() -> None:
+    """Print a new server key for SUPPORTDESK_SECRET_KEY (the same in every process)."""
+    from supportdesk.auth.secret_box import new_server_key
+
+    click.echo(new_server_key())
+
+
 @main.group()
 def keys() -> None:
     """Create, list and revoke API keys."""

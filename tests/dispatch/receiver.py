@@ -36,6 +36,13 @@ class Answer:
     delay: float = 0.0  # seconds before answering: a slow receiver
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # Dispatchers open dozens of connections at once; the default backlog of 5 would drop
+    # their SYNs, and a connect retried after a second looks like a slow receiver.
+    request_queue_size = 256
+
+
 class Receiver:
     """Answers each request with the next scripted `Answer`, then 200 when none is left."""
 
@@ -43,8 +50,7 @@ class Receiver:
         self.received: list[Received] = []
         self._script: deque[Answer] = deque()
         self._changed = threading.Condition()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self.port = self._server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hook?token=abc"
         self._thread = threading.Thread(

@@ -1,0 +1,99 @@
+"""One attempt's HTTP: time-out, redirects, and the address check at connect time."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from supportdesk.dispatch.sender import Reply, Sender
+from tests.dispatch.receiver import Answer, Receiver
+
+
+def post(url: str, *, allow_private: bool = True, timeout: float = 1.0) -> Reply:
+    async def attempt() -> Reply:
+        sender = Sender(timeout, allow_private, 4)
+        try:
+            return await sender.post(url, {"content-type": "application/json"}, b"{}")
+        finally:
+            await sender.aclose()
+
+    reply = asyncio.run(attempt())
+    assert "token" not in (reply.error or "")  # the URL's secrets never reach the record
+    return reply
+
+
+def test_a_2xx_is_a_success(receiver: Receiver) -> None:
+    receiver.answer(Answer(204))
+
+    reply = post(receiver.url)
+
+    assert (reply.status, reply.error, reply.succeeded) == (204, None, True)
+    assert receiver.wait_for(1)[0].body == b"{}"
+
+
+def test_an_answer_slower_than_the_time_out_is_a_failure(receiver: Receiver) -> None:
+    receiver.answer(Answer(200, delay=1.5))
+
+    reply = post(receiver.url, timeout=0.3)
+
+    assert (reply.status, reply.error) == (None, "no answer within 0.3 s")
+    assert 300 <= reply.duration_ms < 1_000
+
+
+def test_a_redirect_is_not_followed(receiver: Receiver) -> None:
+    target = Receiver()
+    try:
+        receiver.answer(Answer(307, {"location": target.url}))
+
+        reply = post(receiver.url)
+
+        assert (reply.status, reply.succeeded) == (307, False)
+        assert reply.error == "HTTP 307: redirects are not followed"
+        assert target.received == []
+    finally:
+        target.close()
+
+
+def test_retry_after_is_passed_on(receiver: Receiver) -> None:
+    receiver.answer(Answer(429, {"retry-after": "120"}))
+
+    reply = post(receiver.url)
+
+    assert (reply.status, reply.retry_after, reply.error) == (429, "120", "HTTP 429")
+
+
+def test_a_private_address_is_refused_when_connecting_unless_allowed(receiver: Receiver) -> None:
+    # https passes the URL's shape check; the address is judged when connecting.
+    url = f"https://localhost:{receiver.port}/hook?token=abc"
+
+    reply = post(url, allow_private=False)
+
+    assert reply.status is None
+    assert reply.error == "unsafe URL: the URL's host is not a public address"
+    assert receiver.received == []
+
+
+def test_link_local_is_refused_even_when_private_addresses_are_allowed() -> None:
+    reply = post("http://169.254.169.254/latest/meta-data?token=abc")
+
+    assert (
+        reply.error == "unsafe URL: the URL's host is a link-local address, which is never allowed"
+    )
+
+
+def test_plain_http_is_refused_unless_private_addresses_are_allowed(receiver: Receiver) -> None:
+    reply = post(receiver.url, allow_private=False)
+
+    assert reply.error is not None and reply.error.startswith("unsafe URL: the URL must start")
+    assert receiver.received == []
+
+
+def test_a_closed_port_is_a_connection_failure() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+
+    reply = post(f"http://127.0.0.1:{port}/hook?token=abc")
+
+    assert reply.status is None
+    assert reply.error is not None and reply.error.startswith("could not connect")
