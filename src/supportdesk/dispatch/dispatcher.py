@@ -89,11 +89,14 @@ class Dispatcher:
     async def stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         """Stop taking work; attempts in flight get `grace` seconds to finish and be
         recorded. One cut short is retried, by any dispatcher, when its lease runs out."""
+        if not self._tasks:
+            return  # never started, or stopped already
         self._stopping = True
         if self.wake in self._db.delivery_listeners:
             self._db.delivery_listeners.remove(self.wake)
         self._woken.set()
         deliver, clean_up = self._tasks
+        self._tasks = []
         clean_up.cancel()
         # The loop ends at its next turn: a claim in progress is finished and its attempts
         # started, rather than its leased deliveries left to wait out the lease.

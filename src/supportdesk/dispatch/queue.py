@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, select, tuple_, update
+from sqlalchemy import and_, bindparam, exists, literal_column, select, tuple_, update
 
 from supportdesk.db import Database
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
@@ -26,9 +26,12 @@ from supportdesk.domain.events import Event
 LEASE = timedelta(seconds=60)
 
 # The due-condition comes first in each WHERE: the tenancy guard recognises the queue by it.
+# 'pending' is written into the statement, not bound: only then may either planner use the
+# partial index ix_webhook_deliveries_due (WHERE status = 'pending'), whose condition it must
+# see implied when the statement is prepared.
 _IS_DUE = and_(
     webhook_deliveries.c.next_attempt_at <= bindparam("at"),
-    webhook_deliveries.c.status == "pending",
+    webhook_deliveries.c.status == literal_column("'pending'"),
 )
 # A read first: an idle queue costs one indexed read per poll, not a write transaction
 # (on SQLite that would take the single writer four times a second per process).
