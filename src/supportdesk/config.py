@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     # The most one webhook attempt may take, connecting and the answer included; a slower
     # receiver counts as a failure.
     webhook_timeout_seconds: float = Field(default=10, gt=0)
+    # How long a dispatcher holds a delivery it took: an attempt cut short by a crash is
+    # sent again, by any dispatcher, when this runs out. Longer than the timeout.
+    webhook_lease_seconds: float = Field(default=60, gt=0)
 
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod

@@ -136,6 +136,13 @@ def cluster(request: pytest.FixtureRequest, redis_url: str) -> Iterator[Cluster]
             rate_limit_per_minute=str(RATE_LIMIT),
             failed_auth_per_minute="100000",
             db_pool_size=str(POOL_SIZE),
+            # Webhooks to a receiver on this machine, sealed under a key every process
+            # shares, retried soon, and a short lease, so that an attempt a killed process
+            # left is sent again within the test (the default lease is 60 s).
+            secret_key=secrets.token_urlsafe(32),
+            webhook_allow_private="true",
+            webhook_retry_schedule="0.5,1,2,4",
+            webhook_lease_seconds="3",
         )
         run_cli(env, "migrate")
         group = Cluster(request.param, database_url, env)

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from supportdesk.auth.secret_box import SecretBox, SecretBoxError
 from supportdesk.auth.server_key import ServerKey
@@ -131,7 +131,9 @@ class Dispatcher:
         moment = now()
         if not await queue.any_due(self._db, moment):
             return False
-        batch = await queue.claim(self._db, moment, free)
+        batch = await queue.claim(
+            self._db, moment, free, timedelta(seconds=self._settings.webhook_lease_seconds)
+        )
         for due in batch:
             task = asyncio.create_task(self._attempt(due))
             self._in_flight.add(task)

@@ -124,10 +124,10 @@ async def any_due(db: Database, at: datetime) -> bool:
         return bool(await connection.scalar(_ANY_DUE, {"at": at}))
 
 
-async def claim(db: Database, at: datetime, limit: int) -> list[Due]:
+async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE) -> list[Due]:
     """Lease up to `limit` deliveries due at `at`, oldest due first, and load them: two
     statements whatever the batch's size."""
-    lease_end = at + LEASE
+    lease_end = at + lease
     async with db.transaction() as connection:
         keys = (
             await connection.execute(_CLAIM, {"at": at, "how_many": limit, "lease_end": lease_end})
