@@ -22,6 +22,7 @@ from sqlalchemy import and_, bindparam, exists, literal_column, select, tuple_, 
 from supportdesk.db import Database
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
 from supportdesk.domain.events import Event
+from supportdesk.domain.events.log import EVENT_COLUMNS
 
 LEASE = timedelta(seconds=60)
 
@@ -50,16 +51,6 @@ _CLAIM = (
     .values(lease_until=bindparam("lease_end"), next_attempt_at=bindparam("lease_end"))
     .returning(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
 )
-_EVENT_COLUMNS = (
-    events.c.id,
-    events.c.workspace_id,
-    events.c.sequence,
-    events.c.type,
-    events.c.api_version,
-    events.c.actor,
-    events.c.data,
-    events.c.created_at,
-)
 # Everything the batch's attempts need, in one read: each delivery with its endpoint and its
 # event (none for a test delivery, whose body is its payload).
 _LOAD = (
@@ -75,7 +66,7 @@ _LOAD = (
         webhook_endpoints.c.secret_sealed,
         webhook_endpoints.c.previous_secret_sealed,
         webhook_endpoints.c.previous_secret_expires_at,
-        *_EVENT_COLUMNS,
+        *EVENT_COLUMNS,
     )
     .select_from(
         webhook_deliveries.join(

@@ -52,6 +52,19 @@ class Event:
         }
 
 
+# The columns of an event row, in the order of Event's fields (Event(*row)).
+EVENT_COLUMNS = (
+    events.c.id,
+    events.c.workspace_id,
+    events.c.sequence,
+    events.c.type,
+    events.c.api_version,
+    events.c.actor,
+    events.c.data,
+    events.c.created_at,
+)
+
+
 def actor_of(actor: Actor) -> dict[str, Any]:
     return {
         "type": _ACTOR_TYPES.get(actor.type, "system"),

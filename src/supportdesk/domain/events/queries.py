@@ -9,19 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db.tables import events, workspaces
 from supportdesk.domain.errors import InvalidArgument
-from supportdesk.domain.events.log import Event
+from supportdesk.domain.events.log import EVENT_COLUMNS, Event
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-
-_COLUMNS = (
-    events.c.id,
-    events.c.workspace_id,
-    events.c.sequence,
-    events.c.type,
-    events.c.api_version,
-    events.c.actor,
-    events.c.data,
-    events.c.created_at,
-)
 
 
 def cursor_key(event: Event) -> str:
@@ -54,7 +43,7 @@ async def list_events(
         await check_still_kept(connection, workspace_id, since_sequence)
     after = max(_position(page), since_sequence or 0)
     query = (
-        select(*_COLUMNS)
+        select(*EVENT_COLUMNS)
         .where(*_conditions(workspace_id, types), events.c.sequence > after)
         .order_by(events.c.sequence)
         .limit(page.first + 1)
@@ -99,5 +88,7 @@ async def check_still_kept(
 async def get_events(
     connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, Event]:
-    query = select(*_COLUMNS).where(events.c.workspace_id == workspace_id, events.c.id.in_(ids))
+    query = select(*EVENT_COLUMNS).where(
+        events.c.workspace_id == workspace_id, events.c.id.in_(ids)
+    )
     return {row[0]: Event(*row) for row in await connection.execute(query)}
