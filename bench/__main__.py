@@ -27,6 +27,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-postgraphile", action="store_true")
     parser.add_argument("--postgres-url", help="default: $BENCH_POSTGRES_URL or local")
     parser.add_argument("--only", help="comma-separated scenario keys, e.g. issue,createIssue")
+    parser.add_argument(
+        "--webhook-rates",
+        help="createIssue per second while webhook latency is measured, comma-separated "
+        "(default 50,100)",
+    )
     parser.add_argument("--profile-seconds", type=int, default=10)
     return parser.parse_args(argv)
 
@@ -43,6 +48,9 @@ def options_of(args: argparse.Namespace) -> Options:
         "postgres_url": args.postgres_url,
         "postgraphile": False if args.no_postgraphile else None,
         "only": tuple(args.only.split(",")) if args.only else None,
+        "webhook_rates": tuple(float(rate) for rate in args.webhook_rates.split(","))
+        if args.webhook_rates
+        else None,
     }
     return replace(options, **{k: v for k, v in changes.items() if v is not None})
 

@@ -113,7 +113,7 @@ def instructions(options: Options) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="supportdesk-instructions-") as folder:
         for scenario in scenarios_for(load, options):
             ours = scenario.servers.get("ours")
-            if ours is None or scenario.group == "workspaces":
+            if ours is None or scenario.group in ("workspaces", "webhooks"):
                 continue
             spec_file = Path(folder) / f"{scenario.key}.json"
             spec = {

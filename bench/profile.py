@@ -3,7 +3,9 @@
 py-spy records the running server (one worker, so one process to sample) while wrk drives
 one scenario; the collapsed stacks are then summed by package (self time) and by function
 (inclusive time). Raw stacks are kept under bench/results/ for a flame graph
-(`py-spy` writes an SVG next to them).
+(`py-spy` writes an SVG next to them). `createIssue-webhook` is createIssue into a workspace
+whose endpoint (at the bench's receiver) takes every event type, so the dispatcher's work
+in the same process is in the profile. `--only` picks some of them.
 """
 
 from __future__ import annotations
@@ -18,14 +20,14 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from bench import tools
+from bench import tools, webhooks
 from bench.load import Driver, LoadSettings, Measurement
 from bench.run import Options, prepare
-from bench.scenarios import Requests, operations
+from bench.scenarios import WITH_ENDPOINT, Requests, operations, webhook_cost
 from bench.seed import QUICK
-from bench.servers import Server, ours
+from bench.servers import Server, ours, receiver
 
-SCENARIOS = ("issue", "createIssue")
+SCENARIOS = ("issue", "createIssue", webhooks.SCENARIO)
 FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*)(?::\d+)?\)$")
 PACKAGES = (
     ("supportdesk", "/supportdesk/"),
@@ -57,6 +59,35 @@ def _frames(line: str) -> tuple[list[tuple[str, str]], int]:
         if match:
             frames.append((match["function"], match["file"]))
     return frames, int(count)
+
+
+# Where a request's time goes, by the functions that enclose each part (inclusive time):
+# answering the request, and the webhook dispatcher's work in the same process.
+PARTS = (
+    ("answering GraphQL requests", "GraphQLEndpoint.__call__", "/http/graphql_endpoint.py"),
+    ("  recording events (in the mutation)", "record_events", "/domain/events/log.py"),
+    ("    queueing deliveries", "_queue_deliveries", "/domain/events/log.py"),
+    ("dispatcher: looking for and leasing work", "Dispatcher._take_batch", "/dispatch/"),
+    ("dispatcher: attempts", "Dispatcher._attempt", "/dispatch/"),
+    ("  signing", "signed_headers", "/dispatch/signing.py"),
+    ("  the POST (httpx)", "Sender.post", "/dispatch/sender.py"),
+    ("  recording the outcome", "record_outcome", "/dispatch/outcomes.py"),
+)
+
+
+def parts(raw: Path) -> list[tuple[str, float]]:
+    """Each of PARTS's share of the samples (inclusive), the parts that were seen."""
+    found: Counter[str] = Counter()
+    total = 0
+    for line in raw.read_text().splitlines():
+        if not line.strip():
+            continue
+        frames, count = _frames(line)
+        total += count
+        for label, function, path in PARTS:
+            if any(f == function and path in "/" + file for f, file in frames):
+                found[label] += count
+    return [(label, found[label] / total) for label, _, _ in PARTS if total and found[label]]
 
 
 def summarise(raw: Path, top: int = 20) -> str:
@@ -118,13 +149,21 @@ def profile(options: Options, seconds: int) -> None:
     url = options.database_url("postgresql")
     options = replace(options, plan=QUICK)  # the profile needs no 100k-issue workspace
     load = asyncio.run(prepare("postgresql", url, options))
-    scenarios = {s.key: s for s in operations(load, postgraphile=False)}
+    found = {s.key: s.servers["ours"] for s in operations(load, postgraphile=False)}
+    for scenario in webhook_cost(load):
+        found[scenario.key] = scenario.servers[WITH_ENDPOINT]
+    keys = [key for key in SCENARIOS if key in found and options.wants(key)]
     folder = options.output
     server = ours(url, workers=1).start(folder / "logs" / "profile")
+    hooks: Server | None = None
     try:
+        if webhooks.SCENARIO in keys and load.hook_workspaces:
+            hooks = receiver().start(folder / "logs" / "profile")
+            authorization = load.bearer(load.hook_workspaces[1])
+            webhooks.create_endpoint(server.url, authorization, hooks.url)
         driver = Driver(LoadSettings(tools.ensure_wrk(), seconds + 2, options.connections), False)
-        for key in SCENARIOS:
-            requests = scenarios[key].servers["ours"]
+        for key in keys:
+            requests = found[key]
             driver.run(server, key, requests, -1, 2)  # warm the caches first
             raw = folder / f"profile-{key}.txt"
             recorder = subprocess.Popen(
@@ -142,7 +181,16 @@ def profile(options: Options, seconds: int) -> None:
                 f"{figures.cpu_us_per_request:,.0f} µs CPU per request (py-spy attached)"
             )
             summary = summarise(raw)
+            shares = parts(raw)
+            if shares:
+                summary += "\nwhere the CPU goes (inclusive share, and µs per request):\n"
+                summary += "\n".join(
+                    f"  {100 * share:5.1f}%  {share * figures.cpu_us_per_request:7,.0f} µs  {label}"
+                    for label, share in shares
+                )
             print(summary)
             (folder / f"profile-{key}-summary.txt").write_text(summary + "\n")
     finally:
         server.stop()
+        if hooks is not None:
+            hooks.stop()

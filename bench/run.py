@@ -11,25 +11,27 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncpg
 import httpx
 import orjson
 
-from bench import report, seed, tools
+from bench import report, seed, tools, webhooks
 from bench.load import Driver, LoadSettings, Measurement
 from bench.scenarios import (
+    WITH_ENDPOINT,
     Scenario,
     Workload,
     article_search_document,
     message_growth,
     metrics_cost,
     operations,
+    webhook_cost,
     workspace_growth,
 )
 from bench.seed import FULL, QUICK, Plan, size_label
-from bench.servers import BENCH, Server, floor, ours, postgraphile
+from bench.servers import BENCH, Server, dispatcher, floor, ours, postgraphile, receiver
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/supportdesk_bench"
 RESULTS = BENCH / "results"
@@ -42,6 +44,7 @@ QUICK_SCENARIOS = (
     "messages-100",
     "workspace-1k",
     "workspace-10k",
+    "createIssue-webhook",
 )
 
 
@@ -61,6 +64,8 @@ class Options:
     output: Path = RESULTS
     only: tuple[str, ...] = ()
     plan: Plan = FULL
+    # createIssue per second while the webhook latency is measured, one run per rate.
+    webhook_rates: tuple[float, ...] = webhooks.DEFAULT_RATES
 
     @classmethod
     def quick_run(cls, **overrides: Any) -> Options:
@@ -75,6 +80,9 @@ class Options:
             "only": QUICK_SCENARIOS,
         }
         return cls(**{**values, **overrides})
+
+    def wants(self, key: str) -> bool:
+        return not self.only or key in self.only
 
     def database_url(self, backend: str) -> str:
         if backend == "sqlite":
@@ -103,7 +111,8 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
     plan = options.plan
     if backend == "postgresql":
         await ensure_postgres_database(url)
-    await seed.drop_workspace(url, plan.writes.name)
+    for made_anew in plan.made_anew:
+        await seed.drop_workspace(url, made_anew.name)
     seeded = await seed.seed(url, plan.specs)
     keys = {name: await seed.new_key(url, s.workspace_id) for name, s in seeded.items()}
     ids = {}
@@ -136,6 +145,7 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
         writes_workspace=writes.name,
         article_query=document,
         article_words=seed.TOPICS,
+        hook_workspaces=(plan.hooks[0].name, plan.hooks[1].name) if len(plan.hooks) == 2 else None,
     )
 
 
@@ -147,8 +157,9 @@ def scenarios_for(load: Workload, options: Options) -> list[Scenario]:
             load, [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
         )
         + metrics_cost(load)
+        + webhook_cost(load)
     )
-    return [s for s in found if not options.only or s.key in options.only]
+    return [s for s in found if options.wants(s.key)]
 
 
 def _answer(name: str, url: str, scenario: Scenario, body: bytes) -> dict[str, Any]:
@@ -222,20 +233,41 @@ def in_turn(scenarios: Sequence[Scenario], round_: int) -> list[Scenario]:
     return ordered
 
 
+class RunHooks(Protocol):
+    """Told before and after each wrk run (warm-ups too, whose round is -1)."""
+
+    def before(self, scenario: Scenario, name: str) -> None: ...
+
+    def after(self, scenario: Scenario, name: str, taken: Measurement) -> None: ...
+
+
 def measure(
     backend: str,
     driver: Driver,
     servers: dict[str, Server],
     scenarios: Sequence[Scenario],
     options: Options,
+    hooks: RunHooks | None = None,
 ) -> list[Measurement]:
+    """Every scenario in alternating rounds. `servers` maps each name a scenario uses to
+    its server (two names may share one: "ours+webhook" is ours in another workspace)."""
+
+    def run(scenario: Scenario, name: str, round_: int, seconds: int) -> Measurement:
+        if hooks:
+            hooks.before(scenario, name)
+        taken = driver.run(servers[name], scenario.key, scenario.servers[name], round_, seconds)
+        taken = replace(taken, backend=backend, server=name)
+        if hooks:
+            hooks.after(scenario, name, taken)
+        return taken
+
     found: list[Measurement] = []
     if options.warmup:
         for scenario in scenarios:
-            if scenario.group not in ("operations", "metrics"):
+            if scenario.group not in ("operations", "metrics", "webhooks"):
                 continue  # the same servers and documents, warm by then
-            for name, requests in scenario.servers.items():
-                driver.run(servers[name], scenario.key, requests, -1, options.warmup)
+            for name in scenario.servers:
+                run(scenario, name, -1, options.warmup)
     for round_ in range(options.rounds):
         for scenario in in_turn(scenarios, round_):
             names = list(scenario.servers)
@@ -244,9 +276,8 @@ def measure(
             seconds = seconds_for(scenario, options)
             # Alternate who goes first, so drift (caches, autovacuum) spreads over all.
             for name in names[turn:] + names[:turn]:
-                requests = scenario.servers[name]
-                taken = driver.run(servers[name], scenario.key, requests, round_, seconds)
-                found.append(replace(taken, backend=backend))
+                taken = run(scenario, name, round_, seconds)
+                found.append(taken)
                 line.append(f"{name} {taken.rps:,.0f}/s")
                 if taken.errors:
                     print(f"    ! {name} {scenario.key}: {taken.errors} errors")
@@ -259,9 +290,13 @@ def measure(
 def start_servers(backend: str, url: str, options: Options, log_folder: Path) -> dict[str, Server]:
     servers: dict[str, Server] = {}
     try:
+        # Ours delivers webhooks from its own workers, as every serve does by default.
         servers["ours"] = ours(url, options.workers).start(log_folder)
-        if not options.only or "issue-metrics" in options.only:
-            servers["ours+metrics"] = ours(url, options.workers, metrics=True).start(log_folder)
+        if options.wants("issue-metrics"):
+            metered = ours(url, options.workers, metrics=True, dispatch=False)
+            servers["ours+metrics"] = metered.start(log_folder)
+        if options.wants(webhooks.SCENARIO):
+            servers["receiver"] = receiver().start(log_folder)
         servers["floor"] = floor(url, options.workers).start(log_folder)
         if backend == "postgresql" and options.postgraphile:
             node = tools.ensure_postgraphile()
@@ -274,27 +309,86 @@ def start_servers(backend: str, url: str, options: Options, log_folder: Path) ->
     return servers
 
 
-def run_backend(backend: str, options: Options, wrk: str) -> list[Measurement]:
+def run_backend(
+    backend: str, options: Options, wrk: str
+) -> tuple[list[Measurement], dict[str, Any] | None]:
+    """The measurements of one backend, and its webhook figures (None when not asked)."""
     url = options.database_url(backend)
     print(f"\n== {backend}: seeding / reusing {url}")
     started = time.monotonic()
     load = asyncio.run(prepare(backend, url, options))
     print(f"  ready in {time.monotonic() - started:.1f} s")
     scenarios = scenarios_for(load, options)
-    servers = start_servers(backend, url, options, options.output / "logs" / backend)
+    log_folder = options.output / "logs" / backend
+    servers = start_servers(backend, url, options, log_folder)
     try:
+        hooks = None
+        if any(s.key == webhooks.SCENARIO for s in scenarios) and load.hook_workspaces:
+            servers[WITH_ENDPOINT] = servers["ours"]
+            hooks = webhooks.WebhookBench(
+                url,
+                servers["receiver"],
+                load.workspace_ids[load.hook_workspaces[0]],
+                load.workspace_ids[load.hook_workspaces[1]],
+                lambda name: servers[name],
+            )
+            webhooks.create_endpoint(
+                servers["ours"].url,
+                load.bearer(load.hook_workspaces[1]),
+                servers["receiver"].url,
+            )
         verify({name: server.url for name, server in servers.items()}, scenarios)
         settings = LoadSettings(wrk, options.seconds, options.connections)
         driver = Driver(settings, count_postgres=backend == "postgresql")
-        return measure(backend, driver, servers, scenarios, options)
+        measured = measure(backend, driver, servers, scenarios, options, hooks)
+        if hooks is None or load.hook_workspaces is None:
+            return measured, None
+        return measured, webhook_latency(url, load, servers, hooks, options, log_folder)
     finally:
         for server in servers.values():
             server.stop()
 
 
-def machine() -> dict[str, Any]:
+def webhook_latency(
+    url: str,
+    load: Workload,
+    servers: dict[str, Server],
+    hooks: webhooks.WebhookBench,
+    options: Options,
+    log_folder: Path,
+) -> dict[str, Any]:
+    """createdAt → first attempt at a steady createIssue rate, in both process layouts:
+    the serve processes delivering (ours, warm from the rounds), then serve with its
+    dispatcher off beside `supportdesk dispatch` (ours stopped first: no one else takes
+    the deliveries). Then the count of every delivery the run made."""
+    assert load.hook_workspaces is not None
+    requests = webhook_cost(load)[0].servers[WITH_ENDPOINT]
+    seconds = options.seconds * options.rounds
+    for rate in options.webhook_rates:
+        hooks.measure_latency("serve", servers["ours"].url, requests, rate, seconds)
+    servers["ours"].stop()
+    quiet = ours(url, options.workers, dispatch=False, name="ours-no-dispatch")
+    servers["ours-no-dispatch"] = quiet.start(log_folder)
+    servers["dispatch"] = dispatcher(url).start(log_folder)
+    # Warm the new serve (and the dispatcher's connections) first; not measured.
+    webhooks.steady_load(quiet.url, requests, options.webhook_rates[0], 1)
+    for rate in options.webhook_rates:
+        hooks.measure_latency("dispatch", quiet.url, requests, rate, seconds)
+    return hooks.result()
+
+
+def load_average() -> list[float]:
+    return [round(load, 2) for load in os.getloadavg()]
+
+
+def machine(load_at_start: list[float]) -> dict[str, Any]:
     return {
         "cores": os.cpu_count(),
+        # Other work on the machine moves every figure: the 1, 5 and 15-minute load averages
+        # before the run and after it. Before, on an idle machine, they are near 0; well
+        # above the core count after means something else shared the cores.
+        "load_average_before": load_at_start,
+        "load_average_after": load_average(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "postgraphile": tools.installed_postgraphile_version(),
@@ -303,19 +397,27 @@ def machine() -> dict[str, Any]:
 
 def run(options: Options) -> dict[str, Any]:
     started = time.monotonic()
+    load_at_start = load_average()
     wrk = tools.ensure_wrk()
     if "postgresql" in options.backends and options.postgraphile:
         tools.ensure_postgraphile()
     measurements: list[Measurement] = []
+    hooks: dict[str, Any] = {}
     for backend in options.backends:
-        measurements += run_backend(backend, options, wrk)
+        measured, webhook_figures = run_backend(backend, options, wrk)
+        measurements += measured
+        if webhook_figures is not None:
+            hooks[backend] = webhook_figures
     settings = {
         "quick": options.quick,
         "seconds": options.seconds,
         "rounds": options.rounds,
         "connections": options.connections,
         "workers": options.workers,
+        "webhook_rates": list(options.webhook_rates),
     }
-    result = report.build(measurements, machine(), settings, time.monotonic() - started)
+    result = report.build(
+        measurements, machine(load_at_start), settings, time.monotonic() - started, webhooks=hooks
+    )
     report.publish(result, options.output)
     return result

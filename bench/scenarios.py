@@ -127,6 +127,8 @@ class Workload:
     writes_workspace: str
     article_query: str | None = None  # our articles document, when the schema has articles
     article_words: Sequence[str] = ()
+    # createIssue's webhook comparison: a workspace without an endpoint, one with one.
+    hook_workspaces: tuple[str, str] | None = None
 
     def bearer(self, workspace: str) -> str:
         return f"Bearer {self.keys[workspace]}"
@@ -151,6 +153,30 @@ def _issue_requests(
     return servers
 
 
+def create_issue_requests(load: Workload, workspace: str) -> Requests:
+    """createIssue bodies: 500 requesters at 40 companies, so the first pass creates
+    contacts and later ones find them."""
+    return Requests(
+        [
+            body(
+                CREATE_ISSUE,
+                "CreateIssue",
+                {
+                    "input": {
+                        "subject": f"Bench issue {n}",
+                        "body": "The export to CSV stops at 10,000 rows. Is there a limit?",
+                        "requesterEmail": f"requester{n}@company{n % 40}.example.com",
+                        "requesterName": f"Requester {n}",
+                        "priority": ("low", "normal", "high")[n % 3],
+                    }
+                },
+            )
+            for n in range(500)
+        ],
+        load.bearer(workspace),
+    )
+
+
 def operations(load: Workload, postgraphile: bool) -> list[Scenario]:
     main = load.main_workspace
     writes = load.writes_workspace
@@ -172,25 +198,7 @@ def operations(load: Workload, postgraphile: bool) -> list[Scenario]:
     found.append(
         Scenario("issues", "issues(first: 50) + requester", "operations", issues, root="issues")
     )
-    create = Requests(
-        [
-            body(
-                CREATE_ISSUE,
-                "CreateIssue",
-                {
-                    "input": {
-                        "subject": f"Bench issue {n}",
-                        "body": "The export to CSV stops at 10,000 rows. Is there a limit?",
-                        "requesterEmail": f"requester{n}@company{n % 40}.example.com",
-                        "requesterName": f"Requester {n}",
-                        "priority": ("low", "normal", "high")[n % 3],
-                    }
-                },
-            )
-            for n in range(500)
-        ],
-        load.bearer(writes),
-    )
+    create = create_issue_requests(load, writes)
     found.append(
         Scenario(
             "createIssue",
@@ -269,6 +277,33 @@ def metrics_cost(load: Workload) -> list[Scenario]:
             "metrics",
             {"ours": requests, "ours+metrics": requests},
             root="issue",
+        )
+    ]
+
+
+# The name the webhook comparison gives ours when it creates issues where an endpoint
+# listens: the same server process as "ours", another workspace.
+WITH_ENDPOINT = "ours+webhook"
+
+
+def webhook_cost(load: Workload) -> list[Scenario]:
+    """createIssue on ours into a workspace without a webhook endpoint ("ours") and into
+    one whose endpoint takes every event type ("ours+webhook"): the same warm server, which
+    queues and sends the deliveries itself, so their cost is in its figures."""
+    if load.hook_workspaces is None:
+        return []
+    without, with_endpoint = load.hook_workspaces
+    return [
+        Scenario(
+            "createIssue-webhook",
+            "createIssue, no endpoint vs one",
+            "webhooks",
+            {
+                "ours": create_issue_requests(load, without),
+                WITH_ENDPOINT: create_issue_requests(load, with_endpoint),
+            },
+            root="createIssue",
+            writes=True,
         )
     ]
 

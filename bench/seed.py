@@ -59,25 +59,38 @@ MAIN = WorkspaceSpec("bench-10k", 10_000, long_threads=20, articles=1_000)
 SMALL = WorkspaceSpec("bench-1k", 1_000)
 LARGE = WorkspaceSpec("bench-100k", 100_000)
 WRITES = WorkspaceSpec("bench-writes", 200)
+# createIssue with no webhook endpoint vs one subscribed to everything (made anew each run).
+HOOKS = (
+    WorkspaceSpec("bench-hooks-none", 200, messages_per_issue=2),
+    WorkspaceSpec("bench-hooks-one", 200, messages_per_issue=2),
+)
 
 
 @dataclass(frozen=True)
 class Plan:
     """The workspaces of a run: `main` takes the operations, `writes` the mutations (made
-    anew each run), `sizes` the comparison of workspace sizes (smallest first)."""
+    anew each run), `sizes` the comparison of workspace sizes (smallest first), `hooks`
+    the webhook comparison (without an endpoint, with one; made anew each run)."""
 
     main: WorkspaceSpec
     writes: WorkspaceSpec
     sizes: tuple[WorkspaceSpec, ...]
+    hooks: tuple[WorkspaceSpec, ...] = ()
 
     @property
     def specs(self) -> list[WorkspaceSpec]:
-        found = {spec.name: spec for spec in (*self.sizes, self.main, self.writes)}
+        everything = (*self.sizes, self.main, self.writes, *self.hooks)
+        found = {spec.name: spec for spec in everything}
         return list(found.values())
 
+    @property
+    def made_anew(self) -> list[WorkspaceSpec]:
+        """The workspaces the write scenarios add to, dropped and seeded again each run."""
+        return [self.writes, *self.hooks]
 
-FULL = Plan(MAIN, WRITES, (SMALL, MAIN, LARGE))
-QUICK = Plan(MAIN, WRITES, (SMALL, MAIN))
+
+FULL = Plan(MAIN, WRITES, (SMALL, MAIN, LARGE), HOOKS)
+QUICK = Plan(MAIN, WRITES, (SMALL, MAIN), HOOKS)
 
 
 def size_label(issues: int) -> str:
@@ -712,7 +725,7 @@ async def new_key(url: str, workspace_id: str) -> str:
 # ---------------------------------------------------------------------------- run-time help
 
 
-async def _fetch(url: str, statement: str, *args: Any) -> list[tuple[Any, ...]]:
+async def fetch(url: str, statement: str, *args: Any) -> list[tuple[Any, ...]]:
     """One read with the raw driver; `statement` uses $n placeholders."""
     if normalise_database_url(url).startswith("sqlite"):
         connection = sqlite3.connect(sqlite_path(url))
@@ -733,7 +746,7 @@ async def _fetch(url: str, statement: str, *args: Any) -> list[tuple[Any, ...]]:
 async def issue_ids(url: str, workspace_id: str, tickets: range, count: int) -> list[str]:
     """Up to `count` issue ids spread evenly over the ticket numbers in `tickets`."""
     step = max(1, len(tickets) // max(1, count))
-    rows = await _fetch(
+    rows = await fetch(
         url,
         "SELECT id FROM issues WHERE workspace_id = $1 AND ticket_number >= $2 "
         "AND ticket_number < $3 AND (ticket_number - $2) % $4 = 0 ORDER BY ticket_number",

@@ -2,7 +2,13 @@
 
 - ours: `supportdesk serve --workers N` (uvicorn, uvloop, httptools; N = cores);
 - the floor: `python -m bench.floor` with the same uvicorn settings;
-- PostGraphile 5 on Node 22, from bench/.tools/ (see `tools.py`).
+- PostGraphile 5 on Node 22, from bench/.tools/ (see `tools.py`);
+- for the webhook figures: the receiver (`bench/receiver.py`), and `supportdesk dispatch`
+  beside a `serve` whose own dispatcher is off.
+
+Only `ours` dispatches webhooks: ours+metrics and the dispatch-less serve run with
+SUPPORTDESK_WEBHOOK_DISPATCH=false, so no other process takes (and spends CPU on) the
+deliveries ours queues while it is measured.
 
 CPU is read from /proc/<pid>/stat (utime + stime) of the server's whole process tree, so
 the uvicorn supervisor and every worker count.
@@ -92,7 +98,8 @@ class Server:
     port: int
     env: dict[str, str] = field(default_factory=dict)
     cwd: Path = ROOT
-    ready_path: str = "/healthz"
+    ready_path: str | None = "/healthz"  # None: ready once `ready_text` is in its log
+    ready_text: str = ""
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
 
@@ -131,6 +138,9 @@ class Server:
         raise RuntimeError(f"{self.name} did not start in {timeout:.0f} s; see {self.log_path}")
 
     def _ready(self) -> bool:
+        if self.ready_path is None:
+            assert self.log_path is not None
+            return self.ready_text.encode() in self.log_path.read_bytes()
         if self.ready_path == "/graphql":
             answer = httpx.post(self.url + "/graphql", json={"query": "{__typename}"}, timeout=2)
         else:
@@ -168,14 +178,56 @@ def bench_env() -> dict[str, str]:
     }
 
 
-def ours(database_url: str, workers: int, *, metrics: bool = False) -> Server:
-    """Ours; with `metrics`, recording Prometheus metrics as an operator would run it."""
+def _supportdesk() -> str:
+    return shutil.which("supportdesk", path=str(Path(sys.executable).parent)) or "supportdesk"
+
+
+def webhook_env(dispatch: bool) -> dict[str, str]:
+    """Webhooks as the bench runs them: to the local receiver (a private address), signed
+    under bench_env's SUPPORTDESK_SECRET_KEY, delivered by this process or not."""
+    return {
+        "SUPPORTDESK_WEBHOOK_DISPATCH": "true" if dispatch else "false",
+        "SUPPORTDESK_WEBHOOK_ALLOW_PRIVATE": "true",
+    }
+
+
+def ours(
+    database_url: str,
+    workers: int,
+    *,
+    metrics: bool = False,
+    dispatch: bool = True,
+    name: str | None = None,
+) -> Server:
+    """Ours; with `metrics`, recording Prometheus metrics as an operator would run it;
+    `dispatch` is whether its processes deliver webhooks (every serve does by default)."""
     port = free_port()
-    executable = shutil.which("supportdesk", path=str(Path(sys.executable).parent)) or "supportdesk"
-    command = [executable, "serve", "--host", "127.0.0.1", "--port", str(port)]
+    command = [_supportdesk(), "serve", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--workers", str(workers), "--database-url", database_url]
-    env = {**bench_env(), "SUPPORTDESK_METRICS": "true"} if metrics else bench_env()
-    return Server("ours+metrics" if metrics else "ours", command, port, env=env)
+    env = {**bench_env(), **webhook_env(dispatch)}
+    if metrics:
+        env["SUPPORTDESK_METRICS"] = "true"
+    return Server(name or ("ours+metrics" if metrics else "ours"), command, port, env=env)
+
+
+def dispatcher(database_url: str) -> Server:
+    """`supportdesk dispatch`: delivery alone, for serve processes whose dispatcher is off."""
+    command = [_supportdesk(), "dispatch", "--database-url", database_url]
+    return Server(
+        "dispatch",
+        command,
+        0,
+        env={**bench_env(), **webhook_env(dispatch=True)},
+        ready_path=None,
+        ready_text="delivering webhooks",
+    )
+
+
+def receiver() -> Server:
+    """The webhook receiver (bench/receiver.py), in a process of its own."""
+    port = free_port()
+    command = [sys.executable, "-m", "bench.receiver", "--port", str(port)]
+    return Server("receiver", command, port, env={"PYTHONPATH": str(ROOT)})
 
 
 def floor(database_url: str, workers: int) -> Server:

@@ -1,5 +1,6 @@
 """The benchmark's own code must not rot: seed a tiny workspace into the test database,
-serve the floor beside the test server, and send every scenario once to both (no wrk)."""
+serve the floor beside the test server, and send every scenario once to both (no wrk);
+the webhook figures against a server that delivers, on a database of its own."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -18,22 +20,28 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from bench import report
+from bench import report, webhooks
 from bench.floor import FloorApp
 from bench.load import Measurement
 from bench.run import Options, in_turn, prepare, scenarios_for, verify
-from bench.scenarios import Scenario
+from bench.scenarios import WITH_ENDPOINT, Scenario
 from bench.seed import Plan, WorkspaceSpec
-from bench.servers import ROOT, bench_env
+from bench.servers import ROOT, bench_env, receiver
 
+from supportdesk.auth.secret_box import new_server_key
 from supportdesk.auth.server_key import ServerKey
-from tests.servers import RunningServer
+from tests.conftest import BACKENDS
+from tests.servers import IN_CI, RunningServer, create_postgres_database, drop_postgres_database
 
 MAIN = WorkspaceSpec("bench-test-main", 30, messages_per_issue=3, long_threads=2, articles=20)
 TINY = Plan(
     main=MAIN,
     writes=WorkspaceSpec("bench-test-writes", 5, messages_per_issue=2),
     sizes=(WorkspaceSpec("bench-test-small", 10, messages_per_issue=3), MAIN),
+    hooks=(
+        WorkspaceSpec("bench-test-hooks-none", 3, messages_per_issue=1),
+        WorkspaceSpec("bench-test-hooks-one", 3, messages_per_issue=1),
+    ),
 )
 
 
@@ -93,9 +101,15 @@ def test_seeding_and_one_round_of_every_scenario(
     keys = {s.key for s in scenarios}
     assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo", "articleSearch"} <= keys
     assert {"messages-1", "messages-3", "workspace-10", "workspace-30", "issue-metrics"} <= keys
+    assert "createIssue-webhook" in keys
 
     # Raises when a server answers with an error, or when the floor's reads differ from ours.
-    urls = {"ours": server.base_url, "floor": floor.url, "ours+metrics": metrics_server.base_url}
+    urls = {
+        "ours": server.base_url,
+        "floor": floor.url,
+        "ours+metrics": metrics_server.base_url,
+        WITH_ENDPOINT: server.base_url,  # the same server, the workspace with an endpoint
+    }
     verify(urls, scenarios)
     assert "supportdesk_http_requests_total" in httpx.get(f"{metrics_server.base_url}/metrics").text
 
@@ -109,6 +123,8 @@ def test_seeding_again_reuses_what_is_there(server: RunningServer) -> None:
     assert again.issue_ids == first.issue_ids
     # The writes workspace is made anew each run, so the write scenarios never pile up.
     assert again.workspace_ids["bench-test-writes"] != first.workspace_ids["bench-test-writes"]
+    for name in ("bench-test-hooks-none", "bench-test-hooks-one"):
+        assert again.workspace_ids[name] != first.workspace_ids[name]
 
 
 def _measurement(server: str, round_: int, rps: float, cpu: float) -> Measurement:
@@ -198,3 +214,176 @@ def test_the_instruction_counts_driver_answers_every_request(
         )
 
         assert finished.returncode == 0, finished.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------------- webhooks
+
+
+@pytest.fixture(params=BACKENDS)
+def delivering(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
+    """A server that delivers webhooks, on a database of its own (its dispatcher takes the
+    due deliveries of every workspace, so it must not share the suite's database)."""
+    with tempfile.TemporaryDirectory(prefix="supportdesk-bench-hooks-") as folder:
+        if request.param == "sqlite":
+            url = f"sqlite+aiosqlite:///{Path(folder) / 'hooks.db'}"
+        else:
+            try:
+                url = create_postgres_database()
+            except Exception as error:
+                if IN_CI:
+                    pytest.fail(f"PostgreSQL is required in CI and was not reachable: {error}")
+                pytest.skip(f"PostgreSQL not reachable ({error})")
+        running = RunningServer(
+            request.param,
+            url,
+            webhook_dispatch=True,
+            webhook_allow_private=True,
+            secret_key=new_server_key(),
+            failed_auth_per_minute=1_000_000,
+        ).start()
+        try:
+            yield running
+        finally:
+            running.stop()
+            if request.param != "sqlite":
+                drop_postgres_database(url)
+
+
+class _NoCpu:
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+
+def test_the_webhook_figures_count_every_delivery_and_time_each_first_attempt(
+    delivering: RunningServer, tmp_path: Path
+) -> None:
+    options = replace(Options(), plan=TINY, postgraphile=False)
+    load = asyncio.run(prepare(delivering.backend, delivering.database_url, options))
+    assert load.hook_workspaces is not None
+    without, with_one = load.hook_workspaces
+    scenario = next(s for s in scenarios_for(load, options) if s.key == webhooks.SCENARIO)
+    requests = scenario.servers[WITH_ENDPOINT]
+    catcher = receiver().start(tmp_path)
+    try:
+        webhooks.create_endpoint(delivering.base_url, load.bearer(with_one), catcher.url)
+        bench = webhooks.WebhookBench(
+            delivering.database_url,
+            catcher,
+            load.workspace_ids[without],
+            load.workspace_ids[with_one],
+            lambda _name: _NoCpu(),
+        )
+        # One round with the endpoint as measure() drives it, five createIssue in place of wrk
+        # (new requesters: contact.created and issue.created each), and one without it.
+        bench.before(scenario, WITH_ENDPOINT)
+        for body in requests.bodies[:5]:
+            httpx.post(f"{delivering.base_url}/graphql", content=body, headers=requests.headers)
+        taken = Measurement(
+            WITH_ENDPOINT, scenario.key, 0, 5, 1.0, 5.0, 1.0, 1.0, 0, 0.0, None, "sqlite"
+        )
+        bench.after(scenario, WITH_ENDPOINT, taken)
+        ours = scenario.servers["ours"]
+        httpx.post(f"{delivering.base_url}/graphql", content=ours.bodies[0], headers=ours.headers)
+
+        figures = bench.measure_latency("serve", delivering.base_url, requests, 20, 1)
+        result = bench.result()
+    finally:
+        catcher.stop()
+
+    (run,) = bench.runs
+    assert run["deliveries"] == run["received"] == 10
+    assert run["still_pending"] == 0
+    assert figures["requests"] == 20
+    assert figures["request_errors"] == 0
+    assert figures["events"] == figures["deliveries"] > 0
+    assert 0 <= figures["min_ms"] <= figures["p50_ms"] <= figures["p95_ms"] <= figures["max_ms"]
+    deliveries = result["deliveries"]
+    assert deliveries["all_succeeded"]
+    # The endpoint's own webhook_endpoint.created is delivered to it too.
+    assert deliveries["total"] == deliveries["succeeded"] == 1 + 10 + figures["deliveries"]
+    assert deliveries["received_events"] == deliveries["total"]
+    assert deliveries["in_workspace_without_endpoint"] == 0
+
+
+def test_latency_is_taken_from_each_events_first_attempt() -> None:
+    created = "2026-11-23T22:10:51.000Z"
+    start = webhooks._epoch(created)
+    records = [
+        (start + 0.010, "evt_a", created, "issue.created"),
+        (start + 0.030, "evt_b", created, "contact.created"),
+        (start + 5.500, "evt_a", created, "issue.created"),  # a retry: not the first attempt
+    ]
+
+    figures = webhooks.latency_figures(records)
+
+    assert figures["events"] == 2
+    assert figures["attempts"] == 3
+    assert figures["p50_ms"] == pytest.approx(10, abs=0.01)
+    assert figures["max_ms"] == pytest.approx(30, abs=0.01)
+    assert webhooks.percentile([float(n) for n in range(1, 101)], 0.95) == 95
+
+
+def test_the_report_pairs_the_webhook_runs_by_round() -> None:
+    def run(server: str, round_: int, rps: float, cpu: float) -> Measurement:
+        measured = _measurement(server, round_, rps, cpu)
+        return replace(measured, scenario="createIssue-webhook", backend="postgresql")
+
+    measurements = [
+        run("ours", 0, 200, 4000),
+        run("ours+webhook", 0, 190, 4400),
+        run("ours", 1, 100, 4100),  # a slow round for both: the pairing keeps the ratio
+        run("ours+webhook", 1, 80, 5000),
+        run("ours", 2, 210, 3900),
+        run("ours+webhook", 2, 200, 4300),
+    ]
+    extra_run = {
+        "round": 0,
+        "requests": 570,
+        "deliveries": 855,
+        "received": 855,
+        "pending_when_load_stopped": 3,
+        "drain_seconds": 0.1,
+        "still_pending": 0,
+        "cpu_us_per_request_with_drain": 4500.0,
+        "receiver_cpu_us_per_delivery": 150.0,
+    }
+    latency = {
+        "layout": "serve",
+        "rate": 100,
+        "seconds": 9,
+        "events": 900,
+        "p50_ms": 12.0,
+        "p95_ms": 40.0,
+        "max_ms": 80.0,
+    }
+    deliveries = {
+        "total": 1800,
+        "succeeded": 1800,
+        "failed": 0,
+        "pending": 0,
+        "retried": 0,
+        "all_succeeded": True,
+    }
+    extras = {
+        "postgresql": {
+            "runs": [extra_run],
+            "latency": {
+                "serve 100/s": latency,
+                "dispatch 100/s": {**latency, "layout": "dispatch", "p95_ms": 1200.0},
+            },
+            "deliveries": deliveries,
+        }
+    }
+
+    found = report.webhook_cost(measurements, extras)["postgresql"]
+
+    assert found["throughput_ratio"] == pytest.approx(0.95)  # median of 0.95, 0.8, 0.952
+    assert found["cpu_ratio"] == pytest.approx(4300 / 3900)  # median of 1.1, 1.22, 1.103
+    assert found["deliveries_per_request"] == pytest.approx(1.5)
+    assert found["meets_throughput_target"]
+    assert not found["meets_latency_target"]  # the dispatch layout's p95 is over 1 s
+    lines = "\n".join(report.webhook_lines({"postgresql": found}))
+    assert "createIssue with one webhook endpoint vs none: throughput 0.95×" in lines
+    assert "(dispatch, 100 createIssue/s for 9 s, 900 events): p50 12 ms, p95 1,200 ms" in lines
+    assert "MISSES p95 < 1 s" in lines
+    assert "1,800 of 1,800 succeeded" in lines
