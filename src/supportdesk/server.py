@@ -182,6 +182,9 @@ def _ensure_port_is_free(host: str, port: int) -> None:
         probe.bind(address)
 
 
+LISTEN_BACKLOG = 2048  # uvicorn's default
+
+
 def _exit_with(parent: int) -> None:
     """A worker whose supervisor died stops (gracefully) instead of serving on, orphaned."""
     while os.getppid() == parent:
@@ -199,6 +202,10 @@ def _worker(host: str, port: int, options: dict[str, Any], parent: int) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind(address)
+    # Listen at once: a socket of the SO_REUSEPORT group that is bound but not yet listening
+    # (uvicorn listens only after the app's start-up) can be handed new connections, which
+    # are then refused. Listening early, they wait in the backlog until the worker accepts.
+    sock.listen(LISTEN_BACKLOG)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     server = uvicorn.Server(uvicorn.Config(APP, host=host, port=port, **options))
     server.run(sockets=[sock])

@@ -5,6 +5,7 @@ numbers, `lastUsedAt` written once a minute per key."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +16,7 @@ import httpx
 import pytest
 
 from supportdesk.config import Settings
-from tests.processes import run_cli
+from tests.processes import ServeProcess, run_cli
 from tests.scale.conftest import PROCESSES, RATE_LIMIT, Cluster, Key
 from tests.tenancy import SUBPROCESS_STATEMENTS
 
@@ -195,6 +196,9 @@ REPLY = """mutation($input: ReplyToIssueInput!) {
 }"""
 
 
+GATE_AFTER = 5
+
+
 class Loader:
     """Creates issues and replies to them through one process, one request at a time, and
     keeps what the server said it did."""
@@ -218,9 +222,13 @@ class Loader:
         self.answered_at.append(time.monotonic())
         return payload
 
-    def run(self, requests: int) -> None:
+    def run(self, requests: int, gate: threading.Event | None = None) -> None:
+        """`requests` calls; with a `gate`, waits there after GATE_AFTER answers, so that a
+        test can act (kill a process) while every loader is mid-load, however fast each is."""
         try:
             for i in range(requests):
+                if gate is not None and i == GATE_AFTER:
+                    assert gate.wait(60), "the gate never opened"
                 if i % 2 == 0 or not self.issues:
                     variables = {"input": {"subject": f"{self.name} {i}", "body": "First",
                                            "requesterEmail": f"{self.name}@load.test"}}  # fmt: skip
@@ -232,6 +240,28 @@ class Loader:
             self.failure = repr(error)
         finally:
             self.http.close()
+
+
+def wait_at_gate(loaders: list[Loader]) -> None:
+    deadline = time.monotonic() + 60
+    while min(len(loader.answered_at) for loader in loaders) < GATE_AFTER:
+        failed = [loader.failure for loader in loaders if loader.failure]
+        assert not failed and time.monotonic() < deadline, f"the load did not start: {failed}"
+        time.sleep(0.01)
+
+
+def kill_mid_load(
+    loaders: list[Loader], victims: list[Loader], gate: threading.Event, process: ServeProcess
+) -> None:
+    """Once every loader waits at the gate, let them all go, and SIGKILL `process` as soon
+    as its loaders have answered a few more: mid-load, with requests in flight."""
+    wait_at_gate(loaders)
+    gate.set()
+    deadline = time.monotonic() + 60
+    while min(len(loader.answered_at) for loader in victims) < GATE_AFTER + 3:
+        assert time.monotonic() < deadline, "the victims stopped answering"
+        time.sleep(0.002)
+    process.kill()
 
 
 def test_a_killed_process_loses_no_answered_write_and_leaves_no_half_issue(
@@ -249,17 +279,15 @@ def test_a_killed_process_loses_no_answered_write_and_leaves_no_half_issue(
                f"loader{i}")
         for i in range(2 * PROCESSES)
     ]  # fmt: skip
+    gate = threading.Event()
     with ThreadPoolExecutor(len(loaders)) as pool:
-        running = [pool.submit(loader.run, requests_each) for loader in loaders]
+        running = [pool.submit(loader.run, requests_each, gate) for loader in loaders]
         victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
-        deadline = time.monotonic() + 60
-        # Mid-load for every loader: each has answers behind it and most of its requests
-        # ahead. (Waiting on the victims alone let the others finish before the kill, on a
-        # busy machine, and then they could not show that they kept answering.)
-        while min(len(loader.answered_at) for loader in loaders) < 5:
-            assert time.monotonic() < deadline, "the load did not start"
-            time.sleep(0.01)
-        cluster.processes[victim].kill()
+        # Mid-load for every loader: all wait at the gate with most of their requests ahead,
+        # then run again and the kill comes a few answers later, while writes are in flight.
+        # (Without the gate a fast loader could finish before the kill, on a busy machine: a
+        # victim that never fails, or a survivor that cannot show it kept answering.)
+        kill_mid_load(loaders, victims, gate, cluster.processes[victim])
         killed_at = time.monotonic()
         for future in running:
             future.result()

@@ -5,6 +5,7 @@ delivered exactly once when nothing crashes, and none lost when a process is kil
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +17,7 @@ from tests.client import GraphQLClient
 from tests.dispatch.receiver import Receiver
 from tests.graphql.webhooks.helpers import CREATE as CREATE_ENDPOINT
 from tests.scale.conftest import PROCESSES, RATE_LIMIT, Cluster
-from tests.scale.test_shared_guarantees import Loader, _create_issues
+from tests.scale.test_shared_guarantees import Loader, _create_issues, kill_mid_load
 
 EVENTS = """
 query($after: String) {
@@ -112,13 +113,11 @@ def test_a_killed_process_loses_no_event_and_records_none_for_what_was_not_commi
                f"hooked{i}")
         for i in range(2 * PROCESSES)
     ]  # fmt: skip
+    gate = threading.Event()
     with ThreadPoolExecutor(len(loaders)) as pool:
-        running = [pool.submit(loader.run, requests_each) for loader in loaders]
-        deadline = time.monotonic() + 60
-        while min(len(loader.answered_at) for loader in loaders) < 5:
-            assert time.monotonic() < deadline, "the load did not start"
-            time.sleep(0.01)
-        cluster.processes[victim].kill()
+        running = [pool.submit(loader.run, requests_each, gate) for loader in loaders]
+        victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
+        kill_mid_load(loaders, victims, gate, cluster.processes[victim])
         for future in running:
             future.result()
     cluster.processes[victim].stop()
