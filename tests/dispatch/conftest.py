@@ -1,6 +1,8 @@
 """Servers that deliver webhooks, each on a database of its own: their dispatchers take due
 deliveries of every workspace, so they must not share a database with the suite's servers
-(nor with each other, where a test drives dispatchers by hand)."""
+(nor with each other, where a test drives dispatchers by hand). They live as long as this
+package's tests, not the session: their connections count against PostgreSQL's 100, which
+two runs of the suite side by side share."""
 
 from __future__ import annotations
 
@@ -49,13 +51,13 @@ def _server(backend: str, **settings: object) -> Iterator[RunningServer]:
                 drop_postgres_database(url)
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
+@pytest.fixture(scope="package", params=BACKENDS)
 def delivering(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
     """A server whose dispatcher delivers what its mutations queue."""
     yield from _server(request.param, webhook_dispatch=True)
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
+@pytest.fixture(scope="package", params=BACKENDS)
 def quiet(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
     """A server that queues deliveries and sends none: tests start dispatchers by hand."""
     yield from _server(request.param, webhook_dispatch=False)
