@@ -5,7 +5,9 @@ one scenario; the collapsed stacks are then summed by package (self time) and by
 (inclusive time). Raw stacks are kept under bench/results/ for a flame graph
 (`py-spy` writes an SVG next to them). `createIssue-webhook` is createIssue into a workspace
 whose endpoint (at the bench's receiver) takes every event type, so the dispatcher's work
-in the same process is in the profile. `--only` picks some of them.
+in the same process is in the profile; `supportdesk-dispatch` profiles `supportdesk dispatch`
+delivering alone what a serve without a dispatcher commits at 100 createIssue a second.
+`--only` picks some of them.
 """
 
 from __future__ import annotations
@@ -25,9 +27,13 @@ from bench.load import Driver, LoadSettings, Measurement
 from bench.run import Options, prepare
 from bench.scenarios import WITH_ENDPOINT, Requests, operations, webhook_cost
 from bench.seed import QUICK
-from bench.servers import Server, ours, receiver
+from bench.servers import Server, dispatcher, ours, receiver
 
-SCENARIOS = ("issue", "createIssue", webhooks.SCENARIO)
+# createIssue into the workspace with an endpoint, served with the dispatcher off, while
+# `supportdesk dispatch` delivers alone: the profile is of the dispatch process.
+DISPATCH = "supportdesk-dispatch"
+DISPATCH_RATE = 100.0
+SCENARIOS = ("issue", "createIssue", webhooks.SCENARIO, DISPATCH)
 FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*)(?::\d+)?\)$")
 PACKAGES = (
     ("supportdesk", "/supportdesk/"),
@@ -71,6 +77,8 @@ PARTS = (
     ("dispatcher: attempts", "Dispatcher._attempt", "/dispatch/"),
     ("  signing", "signed_headers", "/dispatch/signing.py"),
     ("  the POST (httpx)", "Sender.post", "/dispatch/sender.py"),
+    # With sniffio not installed, each call is a failed `import sniffio` (a sys.path search).
+    ("    httpcore's current_async_library", "current_async_library", "/httpcore/"),
     ("  recording the outcome", "record_outcome", "/dispatch/outcomes.py"),
 )
 
@@ -142,6 +150,30 @@ def _while_recording(
     return measured[0]
 
 
+def _record(py_spy: str, pid: int, seconds: int, raw: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            *(py_spy, "record", "--pid", str(pid)),
+            *("--duration", str(seconds), "--rate", "250", "--function"),
+            *("--nonblocking", "--format", "raw", "--output", str(raw)),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _report(folder: Path, key: str, heading: str, raw: Path, cpu_us: float, unit: str) -> None:
+    summary = summarise(raw)
+    shares = parts(raw)
+    if shares:
+        summary += f"\nwhere the CPU goes (inclusive share, and µs per {unit}):\n"
+        summary += "\n".join(
+            f"  {100 * share:5.1f}%  {share * cpu_us:7,.0f} µs  {label}" for label, share in shares
+        )
+    print(f"\n== {heading}\n{summary}")
+    (folder / f"profile-{key}-summary.txt").write_text(f"{heading}\n{summary}\n")
+
+
 def profile(options: Options, seconds: int) -> None:
     py_spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if py_spy is None:
@@ -151,46 +183,66 @@ def profile(options: Options, seconds: int) -> None:
     load = asyncio.run(prepare("postgresql", url, options))
     found = {s.key: s.servers["ours"] for s in operations(load, postgraphile=False)}
     for scenario in webhook_cost(load):
-        found[scenario.key] = scenario.servers[WITH_ENDPOINT]
+        found[scenario.key] = found[DISPATCH] = scenario.servers[WITH_ENDPOINT]
     keys = [key for key in SCENARIOS if key in found and options.wants(key)]
     folder = options.output
-    server = ours(url, workers=1).start(folder / "logs" / "profile")
+    logs = folder / "logs" / "profile"
+    server = ours(url, workers=1).start(logs)
     hooks: Server | None = None
     try:
-        if webhooks.SCENARIO in keys and load.hook_workspaces:
-            hooks = receiver().start(folder / "logs" / "profile")
+        if load.hook_workspaces and {webhooks.SCENARIO, DISPATCH} & set(keys):
+            hooks = receiver().start(logs)
             authorization = load.bearer(load.hook_workspaces[1])
             webhooks.create_endpoint(server.url, authorization, hooks.url)
         driver = Driver(LoadSettings(tools.ensure_wrk(), seconds + 2, options.connections), False)
         for key in keys:
+            if key == DISPATCH:
+                continue  # below, once this server (which delivers too) has stopped
             requests = found[key]
             driver.run(server, key, requests, -1, 2)  # warm the caches first
             raw = folder / f"profile-{key}.txt"
-            recorder = subprocess.Popen(
-                [
-                    *(py_spy, "record", "--pid", str(server.pids()[0])),
-                    *("--duration", str(seconds), "--rate", "250", "--function"),
-                    *("--nonblocking", "--format", "raw", "--output", str(raw)),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            recorder = _record(py_spy, server.pids()[0], seconds, raw)
             figures = _while_recording(recorder, driver, server, key, requests, seconds)
-            print(
-                f"\n== profile of {key} (ours, PostgreSQL, 1 worker): {figures.rps:,.0f} req/s, "
+            heading = (
+                f"profile of {key} (ours, PostgreSQL, 1 worker): {figures.rps:,.0f} req/s, "
                 f"{figures.cpu_us_per_request:,.0f} µs CPU per request (py-spy attached)"
             )
-            summary = summarise(raw)
-            shares = parts(raw)
-            if shares:
-                summary += "\nwhere the CPU goes (inclusive share, and µs per request):\n"
-                summary += "\n".join(
-                    f"  {100 * share:5.1f}%  {share * figures.cpu_us_per_request:7,.0f} µs  {label}"
-                    for label, share in shares
-                )
-            print(summary)
-            (folder / f"profile-{key}-summary.txt").write_text(summary + "\n")
+            _report(folder, key, heading, raw, figures.cpu_us_per_request, "request")
+        server.stop()
+        if DISPATCH in keys and hooks is not None and load.hook_workspaces:
+            workspace = load.workspace_ids[load.hook_workspaces[1]]
+            _profile_dispatch(py_spy, url, workspace, found[DISPATCH], folder, seconds)
     finally:
         server.stop()
         if hooks is not None:
             hooks.stop()
+
+
+def _profile_dispatch(
+    py_spy: str, url: str, workspace_id: str, requests: Requests, folder: Path, seconds: int
+) -> None:
+    """`supportdesk dispatch` alone delivering what a serve without a dispatcher commits, at
+    DISPATCH_RATE createIssue a second: the attempts' cost without requests beside them."""
+    logs = folder / "logs" / "profile"
+    quiet = ours(url, workers=1, dispatch=False, name="ours-no-dispatch").start(logs)
+    alone = dispatcher(url).start(logs)
+    try:
+        webhooks.steady_load(quiet.url, requests, DISPATCH_RATE, 2)  # warm up
+        webhooks.drain(url, workspace_id)
+        before = webhooks.delivery_counts(url, workspace_id)["total"]
+        raw = folder / f"profile-{DISPATCH}.txt"
+        recorder = _record(py_spy, alone.pids()[0], seconds, raw)
+        cpu_before = alone.cpu_seconds()
+        webhooks.steady_load(quiet.url, requests, DISPATCH_RATE, seconds)
+        recorder.wait(timeout=seconds + 60)
+        webhooks.drain(url, workspace_id)
+        made = webhooks.delivery_counts(url, workspace_id)["total"] - before
+        cpu_us = (alone.cpu_seconds() - cpu_before) * 1e6 / max(1, made)
+        heading = (
+            f"profile of supportdesk dispatch (PostgreSQL), {made:,} deliveries at "
+            f"{DISPATCH_RATE:g} createIssue/s: {cpu_us:,.0f} µs CPU per delivery (py-spy attached)"
+        )
+        _report(folder, DISPATCH, heading, raw, cpu_us, "delivery")
+    finally:
+        alone.stop()
+        quiet.stop()

@@ -282,6 +282,12 @@ def webhook_lines(webhooks: dict[str, dict[str, Any]]) -> list[str]:
                 f"p95 {_number(figures['p95_ms'], 0, ' ms')}, "
                 f"max {_number(figures['max_ms'], 0, ' ms')}"
                 + ("" if figures["meets_target"] else " (MISSES p95 < 1 s)")
+                + (
+                    "; the dispatch process spent "
+                    f"{_number(figures['dispatcher_cpu_us_per_delivery'])} µs CPU per delivery"
+                    if figures.get("dispatcher_cpu_us_per_delivery") is not None
+                    else ""
+                )
             )
         deliveries = entry.get("deliveries")
         if deliveries:

@@ -1,9 +1,10 @@
 """The webhook figures (CONTRACT §11): what one subscribed endpoint costs createIssue, and how
 soon after the commit a delivery's first attempt arrives.
 
-- **Cost**: the `createIssue-webhook` scenario runs in the ordinary alternating rounds (see
-  run.measure): the same warm `ours` creates issues in a workspace without an endpoint and
-  in one whose endpoint takes every event type. Ours queues the deliveries in the mutation's
+- **Cost**: the `createIssue-webhook` scenario runs in alternating rounds like the others
+  (run.measure), after them and with the other servers stopped: the same warm `ours`
+  creates issues in a workspace without an endpoint and in one whose endpoint takes every
+  event type. Ours queues the deliveries in the mutation's
   transaction and sends them from its own workers, so that work is in its throughput and
   CPU. After each run with the endpoint the bench notes the deliveries still pending when
   wrk stopped (a dispatcher falling behind would flatter the ratio) and waits until none
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+import asyncpg
 import httpx
 import orjson
 
@@ -109,7 +111,14 @@ async def _delivery_counts(url: str, workspace_id: str) -> dict[str, int]:
 
 
 def delivery_counts(url: str, workspace_id: str) -> dict[str, int]:
-    """The workspace's deliveries by status, their total, and how many took > 1 attempt."""
+    """The workspace's deliveries by status, their total, and how many took > 1 attempt.
+    Waits for a connection when PostgreSQL has none to spare (other sessions may be using
+    this server's connections too)."""
+    for _ in range(100):
+        try:
+            return asyncio.run(_delivery_counts(url, workspace_id))
+        except asyncpg.TooManyConnectionsError:
+            time.sleep(0.2)
     return asyncio.run(_delivery_counts(url, workspace_id))
 
 
@@ -284,16 +293,24 @@ class WebhookBench:
             )
 
     def measure_latency(
-        self, layout: str, server_url: str, requests: Requests, rate: float, seconds: float
+        self,
+        layout: str,
+        server_url: str,
+        requests: Requests,
+        rate: float,
+        seconds: float,
+        dispatcher: Measured | None = None,
     ) -> dict[str, Any]:
         """createIssue at `rate` per second for `seconds` into the workspace with the
         endpoint on the server at `server_url`, then createdAt → first arrival of every
-        event it made."""
+        event it made; with a separate `dispatcher`, also its CPU per delivery."""
         drain(self.database_url, self.with_workspace)
         offset = receiver_count(self.receiver)
         before = delivery_counts(self.database_url, self.with_workspace)["total"]
+        cpu_before = dispatcher.cpu_seconds() if dispatcher else 0.0
         load = steady_load(server_url, requests, rate, seconds)
         waited, pending = drain(self.database_url, self.with_workspace)
+        cpu = dispatcher.cpu_seconds() - cpu_before if dispatcher else None
         records = receiver_records(self.receiver, offset)
         made = delivery_counts(self.database_url, self.with_workspace)["total"] - before
         figures = {
@@ -309,6 +326,7 @@ class WebhookBench:
             **latency_figures(records),
             "drain_seconds": round(waited, 2),
             "still_pending": pending,
+            "dispatcher_cpu_us_per_delivery": cpu * 1e6 / max(1, made) if cpu is not None else None,
         }
         self.latency[f"{layout} {rate:g}/s"] = figures
         print(
