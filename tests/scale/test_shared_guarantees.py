@@ -264,6 +264,33 @@ def kill_mid_load(
     process.kill()
 
 
+def load_and_kill(
+    cluster: Cluster, workspace_id: str, victim: int, requests_each: int, name: str
+) -> tuple[list[Loader], float]:
+    """Two loaders per process, each with a key of its own, creating issues and replying;
+    process `victim` is SIGKILLed mid-load. Returns the loaders (done) and the kill's time.
+
+    Every loader waits at a gate with most of its requests ahead, then all run again and
+    the kill comes a few answers later, while writes are in flight. (Without the gate a fast
+    loader could finish before the kill, on a busy machine: a victim that never fails, or a
+    survivor that cannot show it kept answering.)"""
+    loaders = [
+        Loader(cluster.processes[i % PROCESSES].base_url,
+               cluster.create_key(workspace_id, ["issues:write", "thread:reply"]).secret,
+               f"{name}{i}")
+        for i in range(2 * PROCESSES)
+    ]  # fmt: skip
+    victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
+    gate = threading.Event()
+    with ThreadPoolExecutor(len(loaders)) as pool:
+        running = [pool.submit(loader.run, requests_each, gate) for loader in loaders]
+        kill_mid_load(loaders, victims, gate, cluster.processes[victim])
+        killed_at = time.monotonic()
+        for future in running:
+            future.result()
+    return loaders, killed_at
+
+
 def test_a_killed_process_loses_no_answered_write_and_leaves_no_half_issue(
     cluster: Cluster,
 ) -> None:
@@ -273,25 +300,8 @@ def test_a_killed_process_loses_no_answered_write_and_leaves_no_half_issue(
     requests_each = RATE_LIMIT - 2
     workspace_id, _ = cluster.workspace()
     victim = 0
-    loaders = [
-        Loader(cluster.processes[i % PROCESSES].base_url,
-               cluster.create_key(workspace_id, ["issues:write", "thread:reply"]).secret,
-               f"loader{i}")
-        for i in range(2 * PROCESSES)
-    ]  # fmt: skip
-    gate = threading.Event()
-    with ThreadPoolExecutor(len(loaders)) as pool:
-        running = [pool.submit(loader.run, requests_each, gate) for loader in loaders]
-        victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
-        # Mid-load for every loader: all wait at the gate with most of their requests ahead,
-        # then run again and the kill comes a few answers later, while writes are in flight.
-        # (Without the gate a fast loader could finish before the kill, on a busy machine: a
-        # victim that never fails, or a survivor that cannot show it kept answering.)
-        kill_mid_load(loaders, victims, gate, cluster.processes[victim])
-        killed_at = time.monotonic()
-        for future in running:
-            future.result()
-
+    loaders, killed_at = load_and_kill(cluster, workspace_id, victim, requests_each, "loader")
+    victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
     survivors = [loader for i, loader in enumerate(loaders) if i % PROCESSES != victim]
     assert all(v.failure for v in victims), "the killed process kept answering"
     assert [s.failure for s in survivors] == [None] * len(survivors)

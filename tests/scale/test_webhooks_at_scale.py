@@ -5,10 +5,8 @@ delivered exactly once when nothing crashes, and none lost when a process is kil
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -16,8 +14,8 @@ import pytest
 from tests.client import GraphQLClient
 from tests.dispatch.receiver import Receiver
 from tests.graphql.webhooks.helpers import CREATE as CREATE_ENDPOINT
-from tests.scale.conftest import PROCESSES, RATE_LIMIT, Cluster
-from tests.scale.test_shared_guarantees import Loader, _create_issues, kill_mid_load
+from tests.scale.conftest import RATE_LIMIT, Cluster
+from tests.scale.test_shared_guarantees import _create_issues, load_and_kill
 
 EVENTS = """
 query($after: String) {
@@ -107,19 +105,7 @@ def test_a_killed_process_loses_no_event_and_records_none_for_what_was_not_commi
     workspace_id, admin = cluster.workspace()
     subscribe(cluster.clients(admin)[0], receiver.url, ["issue.created", "message.created"])
     victim = 0
-    loaders = [
-        Loader(cluster.processes[i % PROCESSES].base_url,
-               cluster.create_key(workspace_id, ["issues:write", "thread:reply"]).secret,
-               f"hooked{i}")
-        for i in range(2 * PROCESSES)
-    ]  # fmt: skip
-    gate = threading.Event()
-    with ThreadPoolExecutor(len(loaders)) as pool:
-        running = [pool.submit(loader.run, requests_each, gate) for loader in loaders]
-        victims = [loader for i, loader in enumerate(loaders) if i % PROCESSES == victim]
-        kill_mid_load(loaders, victims, gate, cluster.processes[victim])
-        for future in running:
-            future.result()
+    loaders, _ = load_and_kill(cluster, workspace_id, victim, requests_each, "hooked")
     cluster.processes[victim].stop()
     cluster.processes[victim] = cluster.start_process().wait_ready()
 
