@@ -12,12 +12,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, account_of
 from supportdesk.domain.audit import Actor
@@ -127,15 +128,10 @@ async def create_account(
 async def _locked_account(
     connection: AsyncConnection, workspace_id: str, account_id: str
 ) -> Account:
-    query = select(*ACCOUNT_COLUMNS).where(
-        accounts.c.workspace_id == workspace_id, accounts.c.id == account_id
-    )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
-    row = (await connection.execute(query)).mappings().first()
+    row = await locked_row(connection, accounts, ACCOUNT_COLUMNS, workspace_id, account_id)
     if row is None:
         raise not_found("Account")
-    return account_of(row)
+    return account_of(row._mapping)
 
 
 async def update_account(

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles import search
 from supportdesk.domain.articles.models import (
@@ -121,15 +122,11 @@ async def _locked_article(
     connection: AsyncConnection, workspace_id: str, article_id: str
 ) -> tuple[Article, int | None]:
     """The article and its row in SQLite's search index."""
-    query = select(*ARTICLE_COLUMNS, articles.c.search_rowid).where(
-        articles.c.workspace_id == workspace_id, articles.c.id == article_id
-    )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
-    row = (await connection.execute(query)).mappings().first()
+    columns = (*ARTICLE_COLUMNS, articles.c.search_rowid)
+    row = await locked_row(connection, articles, columns, workspace_id, article_id)
     if row is None:
         raise not_found("Article")
-    return article_of(row), row["search_rowid"]
+    return article_of(row._mapping), row.search_rowid
 
 
 async def _save(connection: AsyncConnection, article: Article, **changes: object) -> Article:

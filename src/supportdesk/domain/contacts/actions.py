@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
@@ -116,15 +117,10 @@ async def create_contact(
 async def _locked_contact(
     connection: AsyncConnection, workspace_id: str, contact_id: str
 ) -> Contact:
-    query = select(*CONTACT_COLUMNS).where(
-        contacts.c.workspace_id == workspace_id, contacts.c.id == contact_id
-    )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
-    row = (await connection.execute(query)).mappings().first()
+    row = await locked_row(connection, contacts, CONTACT_COLUMNS, workspace_id, contact_id)
     if row is None:
         raise not_found("Contact")
-    return contact_of(row)
+    return contact_of(row._mapping)
 
 
 async def _email_used_by_another(

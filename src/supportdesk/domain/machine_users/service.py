@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import machine_users
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
@@ -184,15 +185,10 @@ async def update_machine_user(
 async def _locked_machine_user(
     connection: AsyncConnection, workspace_id: str, machine_user_id: str
 ) -> MachineUser:
-    query = select(*_COLUMNS).where(
-        machine_users.c.workspace_id == workspace_id, machine_users.c.id == machine_user_id
-    )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
-    row = (await connection.execute(query)).mappings().first()
+    row = await locked_row(connection, machine_users, _COLUMNS, workspace_id, machine_user_id)
     if row is None:
         raise not_found("Machine user")
-    return MachineUser(**row)
+    return MachineUser(**row._mapping)
 
 
 async def list_machine_users(

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth.secret_box import SecretBox, new_webhook_secret
 from supportdesk.db import Database
+from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import webhook_endpoints, workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.audit import Actor
@@ -185,12 +186,9 @@ async def locked_endpoint(
 ) -> WebhookEndpoint:
     if not is_id_of(endpoint_id, "WebhookEndpoint"):
         raise not_found("Webhook endpoint")
-    query = select(*ENDPOINT_COLUMNS).where(
-        webhook_endpoints.c.workspace_id == workspace_id, webhook_endpoints.c.id == endpoint_id
+    row = await locked_row(
+        connection, webhook_endpoints, ENDPOINT_COLUMNS, workspace_id, endpoint_id
     )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
-    row = (await connection.execute(query)).first()
     if row is None:
         raise not_found("Webhook endpoint")
     return endpoint_of(row)

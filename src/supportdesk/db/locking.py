@@ -1,0 +1,26 @@
+"""Reading a row to change it, in a write transaction, so that no one else changes it
+first: `FOR UPDATE` on PostgreSQL; on SQLite the writer already holds the whole database
+(BEGIN IMMEDIATE: db/database.py), and SQLite has no row locks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Row, Table, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+
+async def locked_row(
+    connection: AsyncConnection,
+    table: Table,
+    columns: Sequence[ColumnElement[Any]],
+    workspace_id: str,
+    row_id: str,
+) -> Row[Any] | None:
+    """`columns` of the workspace's row `row_id` of `table`, locked until the transaction
+    ends; None when there is none."""
+    query = select(*columns).where(table.c.workspace_id == workspace_id, table.c.id == row_id)
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update()
+    return (await connection.execute(query)).first()
