@@ -247,8 +247,17 @@ def dispatch(database_url: str | None) -> None:
     settings = _served_settings()
     logging.config.dictConfig(logging_config(json_lines=settings.log_json))
     click.echo("supportdesk delivering webhooks (SIGTERM or Ctrl-C stops)", err=True)
-    with _clear_errors():
-        asyncio.run(_dispatch_until_stopped(settings))
+    # The event loop serve runs on (uvicorn picks uvloop): a delivery is mostly socket work.
+    with _clear_errors(), asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(_dispatch_until_stopped(settings))
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    try:
+        import uvloop
+    except ImportError:  # not on Windows
+        return None
+    return uvloop.new_event_loop
 
 
 async def _dispatch_until_stopped(settings: Settings) -> None:

@@ -114,7 +114,7 @@ def test_a_lease_that_ran_out_is_taken_again_and_the_late_outcome_dropped(
 
     # The first dispatcher's outcome, if it ever came, no longer holds the lease.
     late = Reply(500, "HTTP 500", 5)
-    quiet.call(outcomes.record_outcome(quiet.db, crashed, late, now(), (1.0,)))
+    quiet.call(outcomes.record_outcomes(quiet.db, [outcomes.Attempt(crashed, late, now())], (1.0,)))
     assert only_delivery(api, endpoint_id)["status"] == "succeeded"
 
 

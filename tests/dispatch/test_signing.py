@@ -64,9 +64,12 @@ def test_the_previous_secret_signs_only_while_its_window_is_open() -> None:
     old, new = new_webhook_secret(), new_webhook_secret()
     at = now()
 
-    during = signing_keys(box, box.seal(new), box.seal(old), at + timedelta(seconds=1), at)
-    after = signing_keys(box, box.seal(new), box.seal(old), at, at)
-    without = signing_keys(box, box.seal(new), None, None, at)
+    def open_secret(sealed: str) -> bytes:
+        return webhook_secret_bytes(box.open(sealed))
+
+    during = signing_keys(open_secret, box.seal(new), box.seal(old), at + timedelta(seconds=1), at)
+    after = signing_keys(open_secret, box.seal(new), box.seal(old), at, at)
+    without = signing_keys(open_secret, box.seal(new), None, None, at)
 
     assert during == [webhook_secret_bytes(new), webhook_secret_bytes(old)]
     assert after == without == [webhook_secret_bytes(new)]

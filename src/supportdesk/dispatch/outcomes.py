@@ -1,6 +1,6 @@
 """Writing down what an attempt came to, on the delivery and on its endpoint.
 
-Each outcome is one transaction. The delivery's row is changed only while this dispatcher
+A batch of outcomes is one transaction. A delivery's row is changed only while this dispatcher
 still holds its lease: if the lease ran out (a stalled process) and another dispatcher took
 the delivery over, the late outcome is dropped rather than written over the newer one.
 
@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, literal, or_, update
+from sqlalchemy import bindparam, func, literal, or_, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
@@ -49,72 +50,124 @@ def _moment(value: datetime) -> Any:
     return literal(value, webhook_endpoints.c.failing_since.type)
 
 
-async def _finish(connection: AsyncConnection, due: Due, values: dict[str, Any]) -> bool:
-    """Write the delivery's new state while our lease holds; False when it no longer does."""
-    result = await connection.execute(
-        update(webhook_deliveries)
-        .where(
-            webhook_deliveries.c.workspace_id == due.workspace_id,
-            webhook_deliveries.c.id == due.delivery_id,
-            webhook_deliveries.c.lease_until == due.lease_until,
-        )
-        .values(lease_until=None, **values)
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """An attempt that began at `started` and came to `reply`."""
+
+    due: Due
+    reply: Reply
+    started: datetime
+
+
+# A delivery's new state, written only while our lease holds. Bound names differ from the
+# columns' (SQLAlchemy keeps those for the SET clause); run once per batch, as executemany.
+_FINISH = (
+    update(webhook_deliveries)
+    .where(
+        webhook_deliveries.c.workspace_id == bindparam("at_workspace"),
+        webhook_deliveries.c.id == bindparam("at_delivery"),
+        webhook_deliveries.c.lease_until == bindparam("held_until"),
     )
-    return bool(result.rowcount)
+    .values(
+        lease_until=None,
+        status=bindparam("new_status"),
+        attempts=bindparam("new_attempts"),
+        next_attempt_at=bindparam("new_next_attempt_at"),
+        last_attempt_at=bindparam("new_last_attempt_at"),
+        last_response_status=bindparam("new_response_status"),
+        last_error=bindparam("new_error"),
+        duration_ms=bindparam("new_duration_ms"),
+    )
+)
 
 
-async def record_outcome(
-    db: Database,
-    due: Due,
-    reply: Reply,
-    started: datetime,
-    schedule: Sequence[float],
-    rng: random.Random | None = None,
-) -> str:
-    """Record the attempt that began at `started`; returns the delivery's status
-    (`succeeded`, `failed`, or `pending` when it is tried again)."""
+def _finish_values(
+    attempt: Attempt, finished: datetime, schedule: Sequence[float], rng: Any
+) -> dict[str, Any]:
+    due, reply = attempt.due, attempt.reply
     attempts = due.attempts + 1
-    finished = now()
     wait = None
     if not reply.succeeded and reply.status != 410:
         wait = next_wait(attempts, schedule, reply.status, reply.retry_after, finished, rng)
     status = "succeeded" if reply.succeeded else "pending" if wait is not None else "failed"
-    values = {
-        "status": status,
-        "attempts": attempts,
+    return {
+        "at_workspace": due.workspace_id,
+        "at_delivery": due.delivery_id,
+        "held_until": due.lease_until,
+        "new_status": status,
+        "new_attempts": attempts,
         # A finished delivery keeps its last due time; the API shows it as no next attempt.
-        "next_attempt_at": finished + timedelta(seconds=wait) if wait is not None else finished,
-        "last_attempt_at": started,
-        "last_response_status": reply.status,
-        "last_error": reply.error,
-        "duration_ms": reply.duration_ms,
+        "new_next_attempt_at": finished + timedelta(seconds=wait) if wait is not None else finished,
+        "new_last_attempt_at": attempt.started,
+        "new_response_status": reply.status,
+        "new_error": reply.error,
+        "new_duration_ms": reply.duration_ms,
     }
+
+
+async def record_outcomes(
+    db: Database,
+    attempts: Sequence[Attempt],
+    schedule: Sequence[float],
+    rng: random.Random | None = None,
+) -> list[str]:
+    """Record a batch of attempts in one transaction; returns each delivery's status
+    (`succeeded`, `failed`, or `pending` when it is tried again), in order.
+
+    Successes, nearly all of a busy dispatcher's work, take one executemany for the batch
+    and one statement per endpoint. A failure is written alone, so its endpoint's health
+    follows only when this dispatcher still held the lease."""
+    finished = now()
+    written = [_finish_values(attempt, finished, schedule, rng) for attempt in attempts]
+    succeeded = [
+        values for attempt, values in zip(attempts, written, strict=True) if attempt.reply.succeeded
+    ]
     async with db.transaction() as connection:
-        if not await _finish(connection, due, values):
-            return status
-        if reply.succeeded:
-            await _healthy(connection, due, finished)
-        elif reply.status == 410:
-            await disable_endpoint(connection, due.workspace_id, due.endpoint_id, GONE, finished)
-        else:
-            await _failing(connection, due, finished)
-    return status
+        if succeeded:
+            await connection.execute(_FINISH, succeeded)
+        healthy = {(a.due.workspace_id, a.due.endpoint_id) for a in attempts if a.reply.succeeded}
+        for workspace_id, endpoint_id in sorted(healthy):
+            await _healthy(connection, workspace_id, endpoint_id, finished)
+        for attempt, values in zip(attempts, written, strict=True):
+            if not attempt.reply.succeeded:
+                await _failed(connection, attempt, values, finished)
+    return [values["new_status"] for values in written]
+
+
+async def _failed(
+    connection: AsyncConnection, attempt: Attempt, values: dict[str, Any], at: datetime
+) -> None:
+    if not (await connection.execute(_FINISH, values)).rowcount:
+        return  # the lease ran out and another dispatcher took the delivery over
+    due = attempt.due
+    if attempt.reply.status == 410:
+        await disable_endpoint(connection, due.workspace_id, due.endpoint_id, GONE, at)
+    else:
+        await _failing(connection, due, at)
 
 
 async def give_up(db: Database, due: Due, reason: str) -> None:
     """Fail a delivery without an attempt: its endpoint is disabled, or its event gone."""
     async with db.transaction() as connection:
-        await _finish(
-            connection, due, {"status": "failed", "last_error": reason, "next_attempt_at": now()}
+        await connection.execute(
+            update(webhook_deliveries)
+            .where(
+                webhook_deliveries.c.workspace_id == due.workspace_id,
+                webhook_deliveries.c.id == due.delivery_id,
+                webhook_deliveries.c.lease_until == due.lease_until,
+            )
+            .values(lease_until=None, status="failed", last_error=reason, next_attempt_at=now())
         )
 
 
-async def _healthy(connection: AsyncConnection, due: Due, at: datetime) -> None:
+async def _healthy(
+    connection: AsyncConnection, workspace_id: str, endpoint_id: str, at: datetime
+) -> None:
     await connection.execute(
         update(webhook_endpoints)
         .where(
-            webhook_endpoints.c.workspace_id == due.workspace_id,
-            webhook_endpoints.c.id == due.endpoint_id,
+            webhook_endpoints.c.workspace_id == workspace_id,
+            webhook_endpoints.c.id == endpoint_id,
             or_(
                 webhook_endpoints.c.failing_since.is_not(None),
                 webhook_endpoints.c.last_success_at.is_(None),

@@ -117,16 +117,15 @@ async def any_due(db: Database, at: datetime) -> bool:
 
 async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE) -> list[Due]:
     """Lease up to `limit` deliveries due at `at`, oldest due first, and load them: two
-    statements whatever the batch's size."""
+    statements in one short transaction, whatever the batch's size."""
     lease_end = at + lease
     async with db.transaction() as connection:
         keys = (
             await connection.execute(_CLAIM, {"at": at, "how_many": limit, "lease_end": lease_end})
         ).all()
-    if not keys:
-        return []
-    parameters = {"workspaces": sorted({k[0] for k in keys}), "ids": [k[1] for k in keys]}
-    async with db.read() as connection:
+        if not keys:
+            return []
+        parameters = {"workspaces": sorted({k[0] for k in keys}), "ids": [k[1] for k in keys]}
         rows = (await connection.execute(_LOAD, parameters)).all()
     # A delivery gone meanwhile (its endpoint deleted) has no row, and nothing to do.
     return [_due(row, lease_end) for row in rows]

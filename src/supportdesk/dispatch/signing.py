@@ -11,14 +11,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 import orjson
 
 from supportdesk import __version__
-from supportdesk.auth.secret_box import SecretBox, webhook_secret_bytes
 
 USER_AGENT = f"supportdesk-webhooks/{__version__}"
 
@@ -29,17 +28,18 @@ def body_bytes(body: dict[str, Any]) -> bytes:
 
 
 def signing_keys(
-    box: SecretBox,
+    open_secret: Callable[[str], bytes],
     sealed: str,
     previous_sealed: str | None,
     previous_expires_at: datetime | None,
     at: datetime,
 ) -> list[bytes]:
     """The HMAC keys an attempt at `at` signs with: the current secret's, then the previous
-    one's while its window is open. SecretBoxError when the server key does not open them."""
-    keys = [webhook_secret_bytes(box.open(sealed))]
+    one's while its window is open. `open_secret` turns a sealed secret into its bytes
+    (SecretBoxError when the server key does not open it)."""
+    keys = [open_secret(sealed)]
     if previous_sealed is not None and previous_expires_at is not None and previous_expires_at > at:
-        keys.append(webhook_secret_bytes(box.open(previous_sealed)))
+        keys.append(open_secret(previous_sealed))
     return keys
 
 
