@@ -118,6 +118,40 @@ def test_a_lease_that_ran_out_is_taken_again_and_the_late_outcome_dropped(
     assert only_delivery(api, endpoint_id)["status"] == "succeeded"
 
 
+def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    api = make_workspace(quiet).client()
+    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
+    for n in range(3):
+        new_contact(api, n)
+    taken = [
+        due
+        for due in quiet.call(queue.claim(quiet.db, now(), 100))
+        if due.endpoint_id == endpoint_id
+    ]
+    assert len(taken) == 3
+    replies = [Reply(200, None, 3), Reply(500, "HTTP 500", 4), Reply(204, None, 5)]
+
+    statuses = quiet.call(
+        outcomes.record_outcomes(
+            quiet.db, [outcomes.Attempt(d, r, now()) for d, r in zip(taken, replies)], (60.0,)
+        )
+    )
+
+    assert statuses == ["succeeded", "pending", "succeeded"]
+    by_id = {d["id"]: d for d in deliveries(api, endpoint_id)}
+    recorded = [by_id[due.delivery_id] for due in taken]
+    assert [
+        (d["status"], d["attempts"], d["lastResponseStatus"], d["durationMs"]) for d in recorded
+    ] == [
+        ("succeeded", 1, 200, 3),
+        ("pending", 1, 500, 4),
+        ("succeeded", 1, 204, 5),
+    ]
+    assert recorded[1]["lastError"] == "HTTP 500" and recorded[1]["nextAttemptAt"] is not None
+
+
 async def _lease_ran_out(db: Database, due: queue.Due) -> None:
     """As if the lease's 60 s had passed."""
     async with db.transaction() as connection:

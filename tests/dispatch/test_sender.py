@@ -97,3 +97,23 @@ def test_a_closed_port_is_a_connection_failure() -> None:
 
     assert reply.status is None
     assert reply.error is not None and reply.error.startswith("could not connect")
+
+
+def test_one_receiver_gets_at_most_four_attempts_at_once(receiver: Receiver) -> None:
+    receiver.answer(*[Answer(200, delay=0.4)] * 8)
+
+    async def eight() -> list[Reply]:
+        sender = Sender(5.0, True, 32)
+        try:
+            body = {"content-type": "application/json"}
+            return await asyncio.gather(*(sender.post(receiver.url, body, b"{}") for _ in range(8)))
+        finally:
+            await sender.aclose()
+
+    replies = asyncio.run(eight())
+
+    assert [(reply.status, reply.error) for reply in replies] == [(200, None)] * 8
+    arrivals = receiver.wait_for(8)
+    # The fifth starts only once one of the first four has had its (slow) answer.
+    assert arrivals[4].at - arrivals[0].at >= 0.35
+    assert {request.headers["host"] for request in arrivals} == {f"127.0.0.1:{receiver.port}"}
