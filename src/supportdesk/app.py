@@ -16,7 +16,7 @@ from supportdesk.db import Database
 from supportdesk.dispatch import Dispatcher
 from supportdesk.domain.webhooks.endpoints import EndpointPolicy
 from supportdesk.domain.webhooks.setup import WebhookSetup
-from supportdesk.graphql.executor import Executor
+from supportdesk.graphql.documents import DocumentRunner
 from supportdesk.graphql.limits import Limits
 from supportdesk.graphql.schema import build_schema
 from supportdesk.http.access_log import AccessLogMiddleware
@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         max_directives_per_location=settings.max_directives_per_location,
         max_tokens=settings.max_tokens,
     )
-    executor = Executor(schema._schema, limits, introspection=settings.introspection)
+    executor = DocumentRunner(schema._schema, limits, introspection=settings.introspection)
     limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)
     server_key = ServerKey(settings.secret_key, database)
     endpoint = GraphQLEndpoint(executor, settings, limiter, server_key)

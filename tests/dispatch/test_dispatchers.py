@@ -135,7 +135,9 @@ def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
 
     statuses = quiet.call(
         outcomes.record_outcomes(
-            quiet.db, [outcomes.Attempt(d, r, now()) for d, r in zip(taken, replies)], (60.0,)
+            quiet.db,
+            [outcomes.Attempt(d, r, now()) for d, r in zip(taken, replies, strict=True)],
+            (60.0,),
         )
     )
 

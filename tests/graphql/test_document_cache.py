@@ -7,18 +7,18 @@ import gc
 import weakref
 from typing import Any
 
-from supportdesk.graphql.executor import (
+from supportdesk.graphql.documents import (
     CACHE_CHARACTERS,
     CACHE_SIZE,
     MAX_CACHED_CHARACTERS,
-    Executor,
+    DocumentRunner,
     Prepared,
 )
 from supportdesk.graphql.schema import build_schema
 
 
-def _executor() -> Executor:
-    return Executor(build_schema()._schema)
+def _executor() -> DocumentRunner:
+    return DocumentRunner(build_schema()._schema)
 
 
 def _large(n: int) -> str:

@@ -9,7 +9,7 @@ import pytest
 from graphql import GraphQLError, Source, get_introspection_query, parse
 from graphql.language import Lexer, TokenKind
 
-from supportdesk.graphql.executor import Executor, RequestError
+from supportdesk.graphql.documents import DocumentRunner, RequestError
 from supportdesk.graphql.limits import LimitExceeded, Limits, check_text
 from supportdesk.graphql.schema import build_schema
 from tests.client import Answer, GraphQLClient
@@ -147,7 +147,7 @@ def _server_milliseconds(document: str) -> tuple[float, RequestError]:
     """The least CPU time of three fresh executors refusing the document, and the refusal."""
     times, refusals = [], []
     for _ in range(3):
-        executor = Executor(build_schema()._schema)
+        executor = DocumentRunner(build_schema()._schema)
         started = time.thread_time()
         with pytest.raises(RequestError) as refused:
             executor.prepare(document)
@@ -213,7 +213,7 @@ def test_the_token_count_before_parsing_agrees_with_the_parser() -> None:
     while lexer.advance().kind is not TokenKind.EOF:
         tokens += 1
 
-    Executor(build_schema()._schema, Limits(max_tokens=tokens)).prepare(
+    DocumentRunner(build_schema()._schema, Limits(max_tokens=tokens)).prepare(
         get_introspection_query(descriptions=True)
     )
     with pytest.raises(LimitExceeded) as refused:
@@ -229,7 +229,7 @@ def test_the_parser_still_names_its_token_limit_as_graphql_core_words_it() -> No
 
 
 def test_limit_errors_are_worked_out_once_per_document() -> None:
-    executor = Executor(build_schema()._schema, Limits(max_depth=2))
+    executor = DocumentRunner(build_schema()._schema, Limits(max_depth=2))
     document = "{ machineUsers { edges { node { id } } } }"
 
     with pytest.raises(RequestError) as first:

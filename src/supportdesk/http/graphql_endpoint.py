@@ -22,7 +22,7 @@ from supportdesk.config import Settings
 from supportdesk.domain.clock import now
 from supportdesk.domain.pagination import Cursors
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.executor import Executor, Operation, Prepared, RequestError
+from supportdesk.graphql.documents import DocumentRunner, Operation, Prepared, RequestError
 from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission
 from supportdesk.http.rate_limit import RateLimiter
@@ -63,7 +63,11 @@ class Reply:
 
 class GraphQLEndpoint:
     def __init__(
-        self, executor: Executor, settings: Settings, limiter: RateLimiter, server_key: ServerKey
+        self,
+        executor: DocumentRunner,
+        settings: Settings,
+        limiter: RateLimiter,
+        server_key: ServerKey,
     ) -> None:
         self.executor = executor
         self.settings = settings

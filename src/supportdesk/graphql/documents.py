@@ -206,7 +206,7 @@ def _check_variables(variables: dict[str, Any] | None, cost_extensions: dict[str
         pending.extend((item, level + 1) for item in items)
 
 
-class Executor:
+class DocumentRunner:
     def __init__(
         self, schema: GraphQLSchema, limits: Limits | None = None, *, introspection: bool = True
     ) -> None:
