@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, or_, select, update
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
 from supportdesk.auth.principal import Principal
 from supportdesk.db import Database
+from supportdesk.db.reads import Read
 from supportdesk.db.tables import api_keys, machine_users, workspaces
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -52,9 +53,9 @@ class _KeyRow(NamedTuple):
     workspace_name: str
 
 
-# Built once and read straight on the driver (`Database.rows`): on every request, building
+# Built once and read straight on the driver (`Database.fetch`): on every request, building
 # the statement and SQLAlchemy's execution layer would cost more than the lookup itself.
-_LOOKUP = (
+_LOOKUP_STATEMENT = (
     select(
         api_keys.c.id,
         api_keys.c.workspace_id,
@@ -76,7 +77,8 @@ _LOOKUP = (
     .join(workspaces, workspaces.c.id == api_keys.c.workspace_id)
     .where(api_keys.c.secret_hash == bindparam("secret_hash"))
 )
-assert list(_KeyRow._fields) == [column.name for column in _LOOKUP.selected_columns]
+assert list(_KeyRow._fields) == [column.name for column in _LOOKUP_STATEMENT.selected_columns]
+_LOOKUP = Read(_LOOKUP_STATEMENT, lambda row: _KeyRow(*row))
 
 
 def bearer_secret(authorization: Sequence[str]) -> str:
@@ -101,10 +103,10 @@ async def authenticate(
     """The principal of an active key, and when the key was last recorded as used;
     `authorization` holds the values of every Authorization header of the request."""
     secret = bearer_secret(authorization)
-    rows = await db.rows(_LOOKUP, {"secret_hash": hash_secret(secret)})
+    rows = await db.fetch(_LOOKUP, secret_hash=hash_secret(secret))
     if not rows:
         raise AuthenticationFailed("invalid")
-    row = _KeyRow(*rows[0])
+    row = rows[0]
     if row.revoked_at is not None:
         raise AuthenticationFailed("revoked")
     if row.expires_at is not None and row.expires_at <= at:

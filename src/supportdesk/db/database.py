@@ -12,18 +12,21 @@ The hottest reads skip SQLAlchemy's execution layer altogether: see `direct.py`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 
-from supportdesk.db.direct import DirectReads, PostgresReader, ReadStatement, SqliteReader
+from supportdesk.db.direct import DirectReads, PostgresReader, SqliteReader
 from supportdesk.db.outbox import take_mark
+from supportdesk.db.reads import Read
+
+T = TypeVar("T")
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -134,13 +137,11 @@ class Database:
         async with self.reader.connect() as connection:
             yield connection
 
-    async def rows(
-        self, statement: ReadStatement, parameters: Mapping[str, Any]
-    ) -> list[tuple[Any, ...]]:
-        """The rows of a bounded read, on a connection of its own, straight on the driver.
-        `statement` must be built once (a module-level constant with bound parameters and
-        no IN-lists); rows come back as tuples in the order of its columns."""
-        return await self.direct.rows(statement, parameters)
+    async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
+        """The models of a read's rows, on a connection of its own, straight on the driver
+        (`reads.fetch_in` runs the same read inside a transaction)."""
+        rows = await self.direct.rows(read.statement, parameters)
+        return [read.row(row) for row in rows]
 
     async def ping(self) -> bool:
         try:

@@ -178,8 +178,9 @@ def test_a_new_requester_is_linked_to_the_account_of_their_domain(
     async def account_of(issue_id: str) -> str | None:
         from supportdesk.domain import contacts, issues
 
-        async with workspace.server.db.read() as connection:
-            issue = (await issues.get_issues(connection, workspace.id, [issue_id]))[issue_id]
+        db = workspace.server.db
+        issue = (await issues.fetch_issues(db, workspace.id, [issue_id]))[issue_id]
+        async with db.read() as connection:
             found = await contacts.get_contacts(connection, workspace.id, [issue.requester_id])
         return found[issue.requester_id].account_id
 

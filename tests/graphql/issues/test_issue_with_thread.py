@@ -131,7 +131,7 @@ def test_two_pages_of_one_thread_in_one_query(thread: tuple[GraphQLClient, str])
     assert len(issue["all"]["edges"]) == 5
 
 
-def test_an_issue_with_its_thread_is_one_statement_after_the_key_on_postgresql(
+def test_an_issue_with_its_thread_is_one_statement_after_the_key(
     workspace: WorkspaceFixture, thread: tuple[GraphQLClient, str]
 ) -> None:
     api, issue_id = thread
@@ -141,6 +141,5 @@ def test_an_issue_with_its_thread_is_one_statement_after_the_key_on_postgresql(
 
     api.ok(PLAIN, {"id": issue_id, "first": 3})
 
-    # The key lookup, then the issue with its thread (on SQLite, where a read is a
-    # function call, the issue and the thread are two).
-    assert counter.count == (3 if workspace.server.backend == "sqlite" else 2)
+    # The key lookup, then the issue with its thread, on both backends.
+    assert counter.count == 2

@@ -11,14 +11,11 @@ from supportdesk.domain.issues.queries import (
     fetch_issue_with_thread,
     fetch_issues,
     fetch_threads,
-    get_issue_by_number,
-    get_issues,
     get_messages,
     issues_of_accounts,
     issues_of_contacts,
     list_issues,
     list_statement,
-    messages_of_issues,
 )
 
 __all__ = [
@@ -36,14 +33,11 @@ __all__ = [
     "fetch_issue_with_thread",
     "fetch_issues",
     "fetch_threads",
-    "get_issue_by_number",
-    "get_issues",
     "get_messages",
     "issues_of_accounts",
     "issues_of_contacts",
     "list_issues",
     "list_statement",
-    "messages_of_issues",
     "reply_to_issue",
     "update_issue",
 ]

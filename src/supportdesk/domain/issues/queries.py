@@ -1,18 +1,16 @@
 """Reading issues and their threads. Every read is one statement, whatever the page size.
 
-The statements of the hot reads are built once, with bound parameters: building a Select
-and computing its cache key on every call costs more than running it. `get_*` read on the
-caller's connection; `fetch_*` are the point reads of a request (the per-request loaders),
-each on a connection of its own and, when bounded, straight on the driver (`Database.rows`).
+The statements of the hot reads are built once, with bound parameters (`db.reads.Read`):
+building a Select and computing its cache key on every call costs more than running it.
+`fetch_*` run them straight on the driver (`Database.fetch`), whatever the number of ids.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -34,6 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.reads import Read, in_ids
 from supportdesk.db.tables import contacts, issues, messages
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.issues.models import (
@@ -49,57 +48,35 @@ from supportdesk.domain.issues.models import (
 )
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
+from supportdesk.domain.per_parent import (
+    counts_per_parent,
+    mapped_pages,
+    numbered_pages,
+    page_parameters,
+    pages_per_parent,
+)
 
 _IN_WORKSPACE = issues.c.workspace_id == bindparam("workspace_id")
-_ISSUE_BY_ID = select(*ISSUE_COLUMNS).where(_IN_WORKSPACE, issues.c.id == bindparam("id"))
-_ISSUES_BY_IDS = select(*ISSUE_COLUMNS).where(
-    _IN_WORKSPACE, issues.c.id.in_(bindparam("ids", expanding=True))
+_ISSUES = Read(select(*ISSUE_COLUMNS).where(_IN_WORKSPACE, in_ids(issues.c.id, "ids")), issue_of)
+_ISSUE_BY_NUMBER = Read(
+    select(*ISSUE_COLUMNS).where(
+        _IN_WORKSPACE, issues.c.ticket_number == bindparam("ticket_number")
+    ),
+    issue_of,
 )
-_ISSUE_BY_NUMBER = select(*ISSUE_COLUMNS).where(
-    _IN_WORKSPACE, issues.c.ticket_number == bindparam("ticket_number")
-)
-
-
-async def get_issues(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, Issue]:
-    if len(ids) == 1:
-        result = await connection.execute(
-            _ISSUE_BY_ID, {"workspace_id": workspace_id, "id": ids[0]}
-        )
-    else:
-        result = await connection.execute(
-            _ISSUES_BY_IDS, {"workspace_id": workspace_id, "ids": list(ids)}
-        )
-    return {row[0]: issue_of(row) for row in result}
 
 
 async def fetch_issues(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Issue]:
-    """Issues by id: one id straight on the driver, several (an IN-list) on SQLAlchemy."""
-    if len(ids) == 1:
-        rows = await db.rows(_ISSUE_BY_ID, {"workspace_id": workspace_id, "id": ids[0]})
-        return {row[0]: issue_of(row) for row in rows}
-    async with db.read() as connection:
-        return await get_issues(connection, workspace_id, ids)
+    """Issues by id, one statement for any number of them."""
+    found = await db.fetch(_ISSUES, workspace_id=workspace_id, ids=list(ids))
+    return {issue.id: issue for issue in found}
 
 
 async def fetch_issue_by_number(
     db: Database, workspace_id: str, ticket_number: int
 ) -> Issue | None:
-    parameters = {"workspace_id": workspace_id, "ticket_number": ticket_number}
-    rows = await db.rows(_ISSUE_BY_NUMBER, parameters)
-    return issue_of(rows[0]) if rows else None
-
-
-async def get_issue_by_number(
-    connection: AsyncConnection, workspace_id: str, ticket_number: int
-) -> Issue | None:
-    result = await connection.execute(
-        _ISSUE_BY_NUMBER, {"workspace_id": workspace_id, "ticket_number": ticket_number}
-    )
-    row = result.first()
-    return issue_of(row) if row else None
+    found = await db.fetch(_ISSUE_BY_NUMBER, workspace_id=workspace_id, ticket_number=ticket_number)
+    return found[0] if found else None
 
 
 def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Select[Any]:
@@ -233,76 +210,31 @@ async def count_issues(connection: AsyncConnection, workspace_id: str, where: Is
     return int(await connection.scalar(query) or 0)
 
 
-@cache
-def _thread_query(several: bool, after: bool) -> Select[Any]:
-    """The statement for one page of one thread, or of several threads at once."""
-    conditions = [messages.c.workspace_id == bindparam("workspace_id")]
-    if after:
-        conditions.append(messages.c.id > bindparam("after"))
-    if not several:
-        return (
-            select(*MESSAGE_COLUMNS)
-            .where(*conditions, messages.c.issue_id == bindparam("issue_id"))
-            .order_by(messages.c.id)
-            .limit(bindparam("limit"))
-        )
-    position = func.row_number().over(partition_by=messages.c.issue_id, order_by=messages.c.id)
-    ranked = (
-        select(*MESSAGE_COLUMNS, position.label("position"))
-        .where(*conditions, messages.c.issue_id.in_(bindparam("issue_ids", expanding=True)))
-        .subquery()
+def _thread_read(after: bool) -> Read[Message]:
+    in_workspace = select(*MESSAGE_COLUMNS).where(
+        messages.c.workspace_id == bindparam("workspace_id")
     )
-    return (
-        select(ranked)
-        .where(ranked.c.position <= bindparam("limit"))
-        .order_by(ranked.c.issue_id, ranked.c.id)
+    return Read(
+        numbered_pages(in_workspace, messages.c.issue_id, messages.c.id, after=after), message_of
     )
 
 
-def _thread_parameters(
-    workspace_id: str, issue_ids: Sequence[str], page: PageRequest
-) -> dict[str, Any]:
-    parameters: dict[str, Any] = {"workspace_id": workspace_id, "limit": page.first + 1}
-    if page.after:
-        parameters["after"] = page.after
-    if len(issue_ids) > 1:
-        parameters["issue_ids"] = list(issue_ids)
-    else:
-        parameters["issue_id"] = issue_ids[0]
-    return parameters
-
-
-def _pages(
-    rows: Iterable[Sequence[Any]], issue_ids: Sequence[str], page: PageRequest
-) -> dict[str, Page[Message]]:
-    grouped: dict[str, list[Message]] = defaultdict(list)
-    for row in rows:
-        grouped[row[2]].append(message_of(row))  # row[2]: issue_id
-    return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
-
-
-async def messages_of_issues(
-    connection: AsyncConnection, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
-) -> dict[str, Page[Message]]:
-    """The same page of each issue's thread, oldest first, in one statement."""
-    query = _thread_query(len(issue_ids) > 1, bool(page.after))
-    result = await connection.execute(query, _thread_parameters(workspace_id, issue_ids, page))
-    return _pages(result, issue_ids, page)
+# Without a cursor, and past one.
+_THREADS = {after: _thread_read(after) for after in (False, True)}
 
 
 async def fetch_threads(
     db: Database, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Message]]:
-    """`messages_of_issues` on a connection of its own; one thread straight on the driver."""
-    if len(issue_ids) > 1:
-        async with db.read() as connection:
-            return await messages_of_issues(connection, workspace_id, issue_ids, page)
-    query = _thread_query(False, bool(page.after))
-    rows = await db.rows(query, _thread_parameters(workspace_id, issue_ids, page))
-    return _pages(rows, issue_ids, page)
+    """The same page of each issue's thread, oldest first, in one statement."""
+    parameters = page_parameters(issue_ids, page, workspace_id=workspace_id)
+    found = await db.fetch(_THREADS[bool(page.after)], **parameters)
+    grouped: dict[str, list[Message]] = defaultdict(list)
+    for message in found:
+        grouped[message.issue_id].append(message)
+    return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
 
 
-@cache
 def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
     """An issue and one page of its thread in one statement: the issue's row first (its
     columns, then empty message columns), then a row per message (empty issue columns,
@@ -335,22 +267,20 @@ def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
 
 
 _ISSUE_WIDTH = len(ISSUE_COLUMNS)
+# Rows as they come: the issue's, then its messages' (see the statement).
+_ISSUE_WITH_THREAD = {
+    after: Read(_issue_with_thread_query(after), tuple) for after in (False, True)
+}
 
 
 async def fetch_issue_with_thread(
     db: Database, workspace_id: str, issue_id: str, page: PageRequest
 ) -> tuple[Issue, Page[Message]] | None:
-    """An issue with one page of its thread: one round trip on PostgreSQL. On SQLite,
-    where a read is a function call, the two usual statements."""
-    if db.is_sqlite:
-        found = await fetch_issues(db, workspace_id, [issue_id])
-        if issue_id not in found:
-            return None
-        threads = await fetch_threads(db, workspace_id, [issue_id], page)
-        return found[issue_id], threads[issue_id]
-    parameters = _thread_parameters(workspace_id, [issue_id], page)
-    parameters["id"] = issue_id
-    rows = await db.rows(_issue_with_thread_query(bool(page.after)), parameters)
+    """An issue with one page of its thread, in one statement."""
+    parameters = {"workspace_id": workspace_id, "id": issue_id, "limit": page.first + 1}
+    if page.after:
+        parameters["after"] = page.after
+    rows = await db.fetch(_ISSUE_WITH_THREAD[bool(page.after)], **parameters)
     if not rows or rows[0][0] != 0:
         return None
     issue = issue_of(rows[0][1 : 1 + _ISSUE_WIDTH])

@@ -1,0 +1,93 @@
+"""Compiled reads: a read is written once and run the same way everywhere.
+
+A `Read` is a Core statement with bound parameters plus the function that turns one of its
+rows into a model. `Database.fetch(read, **parameters)` runs it straight on the driver (its
+SQL compiled once per dialect, see `direct.py`); `fetch_in(connection, read, ...)` runs the
+very same statement on a transaction's connection, for a write that must read what it is
+about to change. No read has a second copy for the other path.
+
+A list of ids is one bound parameter (`in_ids`), not an IN-list that changes the SQL with its
+length: `= ANY(:ids)` with an array on PostgreSQL, `IN (SELECT value FROM json_each(:ids))`
+with a JSON array on SQLite. So one compiled statement serves one id or a hundred.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import Boolean, ColumnElement, String, bindparam
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import BindParameter
+from sqlalchemy.sql.visitors import InternalTraversal
+from sqlalchemy.types import TypeDecorator, TypeEngine
+
+from supportdesk.db.direct import ReadStatement
+
+T = TypeVar("T")
+
+
+class IdList(TypeDecorator[Sequence[str]]):
+    """A list of ids bound as one value: an array on PostgreSQL, JSON text on SQLite."""
+
+    impl = String
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(postgresql.ARRAY(String()))
+        return dialect.type_descriptor(String())
+
+    def process_bind_param(self, value: Sequence[str] | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        return list(value) if dialect.name == "postgresql" else json.dumps(list(value))
+
+
+class _InIds(ColumnElement[bool]):
+    inherit_cache = True
+    type = Boolean()
+    _traverse_internals = [
+        ("column", InternalTraversal.dp_clauseelement),
+        ("ids", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, column: ColumnElement[Any], ids: BindParameter[Any]) -> None:
+        self.column = column
+        self.ids = ids
+
+
+@compiles(_InIds, "postgresql")
+def _in_array(element: _InIds, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"{compiler.process(element.column, **kw)} = ANY({compiler.process(element.ids, **kw)})"
+
+
+@compiles(_InIds)
+def _in_json_array(element: _InIds, compiler: SQLCompiler, **kw: Any) -> str:
+    column, ids = compiler.process(element.column, **kw), compiler.process(element.ids, **kw)
+    return f"{column} IN (SELECT value FROM json_each({ids}))"
+
+
+def in_ids(column: ColumnElement[Any], name: str) -> ColumnElement[bool]:
+    """`column` is one of the ids bound as `name` (a list, of any length)."""
+    return _InIds(column, bindparam(name, type_=IdList()))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Read(Generic[T]):
+    """A read statement (built once, bound parameters only) and its row's model."""
+
+    statement: ReadStatement
+    row: Callable[[Sequence[Any]], T]
+
+
+async def fetch_in(connection: AsyncConnection, read: Read[T], **parameters: Any) -> list[T]:
+    """`read` on a transaction's connection (what `Database.fetch` runs on the driver)."""
+    result = await connection.execute(read.statement, parameters)
+    return [read.row(row) for row in result]
