@@ -20,7 +20,9 @@ async def locked_row(
 ) -> Row[Any] | None:
     """`columns` of the workspace's row `row_id` of `table`, locked until the transaction
     ends; None when there is none."""
-    query = select(*columns).where(table.c.workspace_id == workspace_id, table.c.id == row_id)
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update()
+    query = (
+        select(*columns)
+        .where(table.c.workspace_id == workspace_id, table.c.id == row_id)
+        .with_for_update()  # SQLAlchemy writes nothing for it on SQLite
+    )
     return (await connection.execute(query)).first()

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 
 import orjson
 from sqlalchemy import select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db.conflicts import insert_on
 from supportdesk.db.tables import idempotency_keys
 from supportdesk.domain.errors import DomainError, ErrorCode
 
@@ -39,9 +39,8 @@ async def claim(
 ) -> str | None:
     """Claim `key` for a new result. Returns None when claimed (go on and create
     `result_id`), or the id of the earlier result of the same request."""
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
     inserted = await connection.execute(
-        dialect.insert(idempotency_keys)
+        insert_on(connection, idempotency_keys)
         .values(
             workspace_id=workspace_id,
             operation=operation,

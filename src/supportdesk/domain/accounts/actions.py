@@ -13,11 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.conflicts import insert_on
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, account_of
@@ -96,21 +96,20 @@ async def create_account(
     account = Account(
         new_id("Account", moment), workspace_id, clean_name, clean_domain, moment, moment
     )
-    dialect = postgresql if db.dialect == "postgresql" else sqlite
-    statement = (
-        dialect.insert(accounts)
-        .values(
-            workspace_id=workspace_id,
-            id=account.id,
-            name=clean_name,
-            domain=clean_domain,
-            created_at=moment,
-            updated_at=moment,
-        )
-        .on_conflict_do_nothing(index_elements=[accounts.c.workspace_id, accounts.c.domain])
-        .returning(accounts.c.id)
-    )
     async with db.transaction() as connection:
+        statement = (
+            insert_on(connection, accounts)
+            .values(
+                workspace_id=workspace_id,
+                id=account.id,
+                name=clean_name,
+                domain=clean_domain,
+                created_at=moment,
+                updated_at=moment,
+            )
+            .on_conflict_do_nothing(index_elements=[accounts.c.workspace_id, accounts.c.domain])
+            .returning(accounts.c.id)
+        )
         if (await connection.execute(statement)).first() is None:
             raise _domain_taken(clean_domain or "")
         linked = (

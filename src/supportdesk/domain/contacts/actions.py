@@ -9,11 +9,11 @@ there is one (and leaves its account alone when there is none).
 from __future__ import annotations
 
 from sqlalchemy import select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.conflicts import insert_on
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.audit import Actor
@@ -78,27 +78,26 @@ async def create_contact(
     check.check()
     assert clean_email is not None
     moment = now()
-    dialect = postgresql if db.dialect == "postgresql" else sqlite
-    statement = (
-        dialect.insert(contacts)
-        .values(
-            workspace_id=workspace_id,
-            id=new_id("Contact", moment),
-            email=clean_email,
-            email_normalized=normalise_email(clean_email),
-            name=clean_name,
-            account_id=account_id
-            if account_id is not None
-            else account_for_domain(workspace_id, email_domain(clean_email)),
-            created_at=moment,
-            updated_at=moment,
-        )
-        .on_conflict_do_nothing(
-            index_elements=[contacts.c.workspace_id, contacts.c.email_normalized]
-        )
-        .returning(*CONTACT_COLUMNS)
-    )
     async with db.transaction() as connection:
+        statement = (
+            insert_on(connection, contacts)
+            .values(
+                workspace_id=workspace_id,
+                id=new_id("Contact", moment),
+                email=clean_email,
+                email_normalized=normalise_email(clean_email),
+                name=clean_name,
+                account_id=account_id
+                if account_id is not None
+                else account_for_domain(workspace_id, email_domain(clean_email)),
+                created_at=moment,
+                updated_at=moment,
+            )
+            .on_conflict_do_nothing(
+                index_elements=[contacts.c.workspace_id, contacts.c.email_normalized]
+            )
+            .returning(*CONTACT_COLUMNS)
+        )
         if account_id is not None:
             await _check_account(connection, workspace_id, account_id)
         row = (await connection.execute(statement)).mappings().first()

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Table, and_, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db.conflicts import PerDialect
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id
@@ -55,11 +55,11 @@ def account_for_domain(workspace_id: str, domain: str):  # type: ignore[no-untyp
     )
 
 
-def _requester_upsert(dialect: Any) -> Any:
+def _requester_upsert(insert: Callable[[Table], Any]) -> Any:
     """The upsert, built once per dialect with bound parameters (building it per call
     cost a third of createIssue's CPU)."""
     workspace: Any = bindparam("workspace_id")
-    statement = dialect.insert(contacts).values(
+    statement = insert(contacts).values(
         workspace_id=workspace,
         id=bindparam("id"),
         email=bindparam("email"),
@@ -88,10 +88,7 @@ def _requester_upsert(dialect: Any) -> Any:
     ).returning(*CONTACT_COLUMNS)
 
 
-_REQUESTER_UPSERT = {
-    "postgresql": _requester_upsert(postgresql),
-    "sqlite": _requester_upsert(sqlite),
-}
+_REQUESTER_UPSERT = PerDialect(_requester_upsert)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +116,7 @@ async def upsert_requester(
         "domain": email_domain(email),
         "moment": moment,
     }
-    statement = _REQUESTER_UPSERT[connection.dialect.name]
+    statement = _REQUESTER_UPSERT.on(connection)
     contact = Contact(*(await connection.execute(statement, parameters)).one())
     created = contact.id == contact_id
     return Requester(contact, created, not created and contact.updated_at == moment)

@@ -239,9 +239,10 @@ async def _existing_issue(connection: AsyncConnection, workspace_id: str, issue_
 async def _locked_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
     if not is_id_of(issue_id, "Issue"):
         raise not_found("Issue")
-    # SQLite has no row locks; its writer already holds the database (BEGIN IMMEDIATE).
-    query = _LOCKED_ISSUE if connection.dialect.name == "postgresql" else _ISSUE
-    row = (await connection.execute(query, {"workspace_id": workspace_id, "id": issue_id})).first()
+    # FOR UPDATE on PostgreSQL; SQLAlchemy writes nothing for it on SQLite, which has no
+    # row locks and whose writer already holds the database (BEGIN IMMEDIATE).
+    parameters = {"workspace_id": workspace_id, "id": issue_id}
+    row = (await connection.execute(_LOCKED_ISSUE, parameters)).first()
     if row is None:
         raise not_found("Issue")
     return issue_of(row)

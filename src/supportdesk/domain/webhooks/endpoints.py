@@ -152,11 +152,11 @@ async def create_endpoint(
 
 
 async def _lock_workspace_endpoints(connection: AsyncConnection, workspace_id: str) -> None:
-    """Concurrent creators take turns on the workspace row, so the limit holds."""
-    if connection.dialect.name == "postgresql":
-        await connection.execute(
-            select(workspaces.c.id).where(workspaces.c.id == workspace_id).with_for_update()
-        )
+    """Concurrent creators take turns on the workspace row, so the limit holds (on SQLite,
+    where FOR UPDATE is written as nothing, the writer already holds the database)."""
+    await connection.execute(
+        select(workspaces.c.id).where(workspaces.c.id == workspace_id).with_for_update()
+    )
 
 
 async def _record(
