@@ -4,7 +4,6 @@ as Strawberry's own wrapper does, and every other resolver keeps that wrapper.""
 from __future__ import annotations
 
 import asyncio
-import inspect
 from enum import Enum
 from typing import Any
 
@@ -13,7 +12,7 @@ from graphql import ExecutionResult, execute, parse
 from strawberry import relay
 from strawberry.extensions import FieldExtension
 
-from supportdesk.graphql.resolvers import call_resolvers_directly
+from supportdesk.graphql.resolution import How, resolution_of, resolve_fields
 from supportdesk.graphql.schema import build_schema
 
 
@@ -98,7 +97,8 @@ def test_direct_calls_answer_as_strawberry_does() -> None:
     wrapped = strawberry.Schema(query=Query)
     direct = strawberry.Schema(query=Query)
 
-    changed = call_resolvers_directly(direct)
+    table = resolve_fields(direct, {})
+    changed = sum(resolution.how is How.DIRECT for resolution in table.values())
 
     for variables in ({"id": "p1"}, {"id": None}, {}):
         expected = answer(wrapped, variables)
@@ -125,9 +125,9 @@ def test_fields_that_convert_arguments_keep_strawberrys_wrapper() -> None:
 
     def direct(coordinate: str) -> bool:
         type_name, field_name = coordinate.split(".")
-        resolve = schema.type_map[type_name].fields[field_name].resolve  # type: ignore[union-attr]
-        # The permission guard wraps both kinds of resolver.
-        return getattr(inspect.unwrap(resolve), "calls_directly", False)  # type: ignore[arg-type]
+        field = schema.type_map[type_name].fields[field_name]  # type: ignore[union-attr]
+        resolution = resolution_of(field)
+        return resolution is not None and resolution.how is How.DIRECT
 
     assert direct("Query.issue") and direct("Issue.messages") and direct("Query.node")
     assert not direct("Query.issues")  # a filter input and an order enum

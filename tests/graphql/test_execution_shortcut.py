@@ -14,6 +14,7 @@ from strawberry.permission import BasePermission
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from supportdesk.graphql.execution import ExecutionContext
+from supportdesk.graphql.resolution import resolve_fields
 
 
 @strawberry.interface
@@ -113,7 +114,14 @@ class Query:
         return self.branch
 
 
-SCHEMA = strawberry.Schema(query=Query)._schema
+def installed() -> Any:
+    """The schema as the service installs its resolvers (nothing guarded here)."""
+    schema = strawberry.Schema(query=Query)
+    resolve_fields(schema, {})
+    return schema._schema
+
+
+SCHEMA = installed()
 
 EVERYTHING = """
 query Everything($skip: Boolean!) {
@@ -201,6 +209,22 @@ def test_only_documents_without_variables_in_directives_share_collected_fields()
 
     assert SHARED["variables in directives"].document_plans.subfields is None
     assert SHARED["no variables in directives"].document_plans.subfields
+
+
+def test_the_shortcut_reads_plain_fields_only() -> None:
+    """It takes the fields `resolution.py` marks attribute reads, and no other."""
+    run(SHARED["variables in directives"], CASES["plain"], False)
+    plans = SHARED["variables in directives"].document_plans._plans.values()
+    taken = {
+        step.response_name
+        for plan in plans
+        if plan
+        for step in plan
+        if type(step).__name__ != "_Other"
+    }
+
+    assert {"label", "count", "leaf", "leaves", "twigs", "length"} <= taken
+    assert not taken & {"guarded", "later", "broken", "strictBroken", "__typename"}
 
 
 def test_the_cases_reach_errors_and_null_propagation() -> None:

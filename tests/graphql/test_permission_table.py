@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import strawberry
 from graphql import (
+    GraphQLError,
+    GraphQLField,
     GraphQLInterfaceType,
     GraphQLNamedType,
     GraphQLObjectType,
@@ -13,7 +17,9 @@ from graphql import (
 )
 
 from supportdesk.auth.permissions import PERMISSIONS
-from supportdesk.graphql.schema import apply_permissions, build_schema, root_fields
+from supportdesk.auth.principal import Principal
+from supportdesk.graphql.resolution import refuse_unlisted_roots, resolution_of, root_fields
+from supportdesk.graphql.schema import build_schema
 
 
 @pytest.fixture(scope="module")
@@ -78,4 +84,54 @@ def test_the_schema_refuses_to_start_with_an_unlisted_root_field() -> None:
             return 1
 
     with pytest.raises(RuntimeError, match=r"Query\.unlistedSecret"):
-        apply_permissions(strawberry.Schema(query=Query)._schema)
+        refuse_unlisted_roots(strawberry.Schema(query=Query)._schema, PERMISSIONS)
+
+
+def _refusal(field: GraphQLField, info: object) -> object:
+    """The error code the field's resolver raises, None if it raises nothing."""
+    assert field.resolve is not None
+    try:
+        field.resolve(None, info)
+    except GraphQLError as error:
+        return (error.extensions or {}).get("code")
+    return None
+
+
+# A key that no entry allows: legacy (refused by "any standard key") and without scopes.
+NOBODY = Principal(
+    workspace_id="w",
+    workspace_name="w",
+    key_id="k",
+    key_prefix="svc_live_",
+    key_kind="legacy",
+    scopes=frozenset(),
+    expires_at=None,
+    machine_user_id="m",
+    machine_user_name="m",
+)
+
+
+def test_every_entry_of_the_table_is_guarded_once_the_schema_is_built(
+    schema: GraphQLSchema,
+) -> None:
+    """Whatever way a field resolves (attribute, direct call, Strawberry's wrapper), its
+    installed resolver checks the table first, and the execution shortcut leaves it alone."""
+    info = SimpleNamespace(context=SimpleNamespace(principal=NOBODY))
+    entries = {c: r for c, r in PERMISSIONS.items() if not c.startswith("REST.")}
+    unguarded, stale = [], []
+    for coordinate, required in entries.items():
+        type_name, field_name = coordinate.split(".")
+        graphql_type = schema.type_map.get(type_name)
+        if not isinstance(graphql_type, GraphQLObjectType) or field_name not in graphql_type.fields:
+            stale.append(coordinate)
+            continue
+        field = graphql_type.fields[field_name]
+        resolution = resolution_of(field)
+        assert resolution is not None and resolution.required == required, coordinate
+        assert resolution.shortcut_attribute is None, coordinate
+        if _refusal(field, info) != "FORBIDDEN":
+            unguarded.append(coordinate)
+
+    assert len(entries) > 40
+    assert stale == []
+    assert unguarded == []

@@ -38,9 +38,8 @@ from graphql import (
 from graphql.execution.collect_fields import CollectedFields, FieldDetailsList, GroupedFieldSet
 from graphql.pyutils import Path, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-from strawberry.schema.schema_converter import GraphQLCoreConverter
 
-_STRAWBERRY_FIELD = GraphQLCoreConverter.DEFINITION_BACKREF
+from supportdesk.graphql.resolution import resolution_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,15 +84,11 @@ def _step(
     field = parent_type.fields.get(node.name.value)  # None for __typename
     if field is None or node.arguments or node.directives:
         return other
-    definition = (field.extensions or {}).get(_STRAWBERRY_FIELD)
-    if (
-        not getattr(field.resolve, "_is_default", False)
-        or definition is None
-        or definition.extensions  # e.g. permission classes: they must run
-        or definition.default_resolver is not getattr
-    ):
+    # Only what `resolution.py` marked a plain, unguarded attribute read.
+    resolution = resolution_of(field)
+    attribute = resolution.shortcut_attribute if resolution else None
+    if attribute is None:
         return other
-    attribute = definition.python_name
     non_null = isinstance(field.type, GraphQLNonNull)
     named = field.type.of_type if non_null else field.type
     if is_leaf_type(named):

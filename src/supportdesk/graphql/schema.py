@@ -1,5 +1,5 @@
-"""The schema, joined once from each area's queries and mutations, with the permission
-table applied to every guarded field."""
+"""The schema, joined once from each area's queries and mutations; `resolution.py` then
+installs each field's resolver and the permission table's guards."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
-from graphql import GraphQLObjectType, GraphQLSchema, default_field_resolver
 from strawberry.schema.config import StrawberryConfig
 
-from supportdesk.auth.permissions import PERMISSIONS, is_allowed
+from supportdesk.auth.permissions import PERMISSIONS
 from supportdesk.domain import api_keys, audit, issues
 from supportdesk.domain.webhooks import deliveries as webhook_deliveries
 from supportdesk.domain.webhooks import queries as webhook_queries
@@ -22,11 +21,10 @@ from supportdesk.graphql.articles import Article, ArticleMutations, ArticleQueri
 from supportdesk.graphql.audit import AuditEvent, AuditQueries
 from supportdesk.graphql.contacts import Contact, ContactMutations, ContactQueries
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.errors import forbidden
 from supportdesk.graphql.events import EventQueries
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
-from supportdesk.graphql.resolvers import call_resolvers_directly
+from supportdesk.graphql.resolution import refuse_unlisted_roots, resolve_fields
 from supportdesk.graphql.scalars import DateTime
 from supportdesk.graphql.webhooks import (
     WebhookDelivery,
@@ -132,35 +130,6 @@ async def _webhook_delivery(context: Context, id: str) -> WebhookDelivery | None
     return WebhookDelivery.of(found) if found else None
 
 
-def _guarded(resolve: Any, required: frozenset[str]) -> Any:
-    def guarded(source: Any, info: Any, **arguments: Any) -> Any:
-        principal = info.context.principal
-        if not is_allowed(principal, required):
-            raise forbidden(required, principal.is_legacy)
-        return resolve(source, info, **arguments)
-
-    guarded.__wrapped__ = resolve  # type: ignore[attr-defined]
-    return guarded
-
-
-def root_fields(schema: GraphQLSchema) -> list[str]:
-    roots = [schema.query_type, schema.mutation_type]
-    return [f"{root.name}.{name}" for root in roots if root is not None for name in root.fields]
-
-
-def apply_permissions(schema: GraphQLSchema) -> None:
-    """Wrap every field of the permission table; refuse to start if a root field is missing."""
-    missing = [field for field in root_fields(schema) if field not in PERMISSIONS]
-    if missing:
-        raise RuntimeError(f"Root fields missing from the permission table: {missing}")
-    for coordinate, required in PERMISSIONS.items():
-        type_name, field_name = coordinate.split(".")
-        graphql_type = schema.type_map.get(type_name)
-        if isinstance(graphql_type, GraphQLObjectType) and field_name in graphql_type.fields:
-            field = graphql_type.fields[field_name]
-            field.resolve = _guarded(field.resolve or default_field_resolver, required)
-
-
 def build_schema() -> strawberry.Schema:
     schema = strawberry.Schema(
         query=Query,
@@ -179,6 +148,6 @@ def build_schema() -> strawberry.Schema:
         ],
         config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )
-    call_resolvers_directly(schema)
-    apply_permissions(schema._schema)
+    refuse_unlisted_roots(schema._schema, PERMISSIONS)
+    resolve_fields(schema, PERMISSIONS)
     return schema
