@@ -1,0 +1,319 @@
+"""Full-text search over one table's rows, written once and run on either backend.
+
+A `SearchIndex` says what is searched: a table, the texts of each row (`fields`, in order)
+and where each backend keeps the index:
+- SQLite: an FTS5 table (`fts`; porter stemming over unicode61) whose row ids are an
+  integer column of the table (`rowid`): FTS5 needs an integer row id that VACUUM keeps,
+  which a text primary key does not give.
+- PostgreSQL: a tsvector column of the table (`vector`; the `language` configuration, each
+  field weighted by its `weight`) with a GIN index.
+
+`index.search(words)` hands a statement the three parts of a search, each compiled to its
+backend's SQL, so that the domain writes one statement for both: FROM the table with its
+index (`source`), the rows matching every word, stemmed (`condition`), and their relevance
+(`score`, higher is better). PostgreSQL drops stop words ("the", "your") from the query;
+SQLite matches them like any word. Relevance depends on the row alone, never on the rest
+of the index, which holds every workspace: on SQLite it counts the query's matches in each
+field, one in a field weighing its `boost` (FTS5's `highlight` marks each match with two
+characters, so the growth of the highlighted text counts them; bm25 would weigh words by
+their rarity in the whole index, and one workspace's writes would move another's ranking);
+on PostgreSQL it is `ts_rank`.
+
+Writers keep the index in step inside their own transaction (`next_rowids`, `add`,
+`replace`, `remove`); nothing is hidden in triggers. Texts come from one of two places:
+- `from_columns=True`: the table's own columns, named as the fields. SQLite's FTS5 table
+  reads them from the table (external content), so removing an entry needs the texts it
+  was indexed with; PostgreSQL's column is generated, computed by the database in the
+  statement that writes the row, and the writers do nothing there.
+- `from_columns=False`: texts the writer hands over (say a subject and the bodies of a
+  thread). SQLite's FTS5 table keeps its own copy; PostgreSQL's column is an ordinary one
+  that `add` and `replace` set, finding the row by its `key` columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, reduce
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Double,
+    FromClause,
+    Join,
+    String,
+    Table,
+    TextClause,
+    bindparam,
+    column,
+    func,
+    literal_column,
+    select,
+    table,
+    text,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import BindParameter
+from sqlalchemy.sql.visitors import InternalTraversal
+from sqlalchemy.types import NullType, TypeDecorator
+
+
+@dataclass(frozen=True, slots=True)
+class SearchField:
+    """One text of a row: its column in the FTS5 table (and, with `from_columns`, in the
+    table), its PostgreSQL weight (A, the heaviest, to D) and its SQLite boost (how many
+    matches elsewhere one match here is worth)."""
+
+    name: str
+    weight: str
+    boost: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchEntry:
+    """One row's place in an index: its SQLite row id (None on PostgreSQL), its key (the
+    values of the index's `key` columns) and its texts, one per field."""
+
+    rowid: int | None
+    key: tuple[Any, ...]
+    texts: tuple[str, ...]
+
+
+class SearchWords(TypeDecorator[Sequence[str]]):
+    """The words of a query, bound as one value in the syntax of the backend's matcher."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: Sequence[str] | None, dialect: Dialect) -> str | None:
+        if value is None:
+            return None
+        if dialect.name == "sqlite":
+            # Each word an FTS5 string, never an operator; AND between them.
+            return " AND ".join('"' + word.replace('"', '""') + '"' for word in value)
+        # plainto_tsquery ANDs the words after stemming them (and dropping stop words).
+        return " ".join(value)
+
+
+def words_param(name: str) -> BindParameter[Sequence[str]]:
+    """A bound parameter `name` for the words of a query, given when the statement runs
+    (for a `Read` built once)."""
+    return bindparam(name, type_=SearchWords())
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """The parts of one search. `score` may only be read in a statement that selects
+    FROM `source` WHERE `condition`."""
+
+    source: FromClause
+    condition: ColumnElement[bool]
+    score: ColumnElement[float]
+
+
+@dataclass(frozen=True, eq=False)
+class SearchIndex:
+    """A full-text index over `table`'s rows (see the module's description)."""
+
+    table: Table
+    key: tuple[Column[Any], ...]
+    rowid: Column[Any]
+    fields: tuple[SearchField, ...]
+    fts: str
+    vector: str
+    from_columns: bool = True
+    language: str = "english"
+
+    @cached_property
+    def fts_table(self) -> Any:
+        return table(self.fts, column("rowid"), *(column(f.name) for f in self.fields))
+
+    @cached_property
+    def source(self) -> FromClause:
+        """FROM the table with its index."""
+        return _WithIndex(self.table, self.fts_table, self.fts_table.c.rowid == self.rowid)
+
+    def search(self, words: Sequence[str] | BindParameter[Sequence[str]]) -> Search:
+        """The rows holding every one of `words` (at least one; as values, or bound later
+        with `words_param`)."""
+        if not isinstance(words, BindParameter):
+            if isinstance(words, str) or not words:
+                raise ValueError("a search takes a non-empty list of words")
+            words = bindparam(None, tuple(words), type_=SearchWords())
+        return Search(self.source, _Matches(self, words), _Score(self, words))
+
+    async def next_rowids(self, connection: AsyncConnection, count: int) -> list[int | None]:
+        """SQLite row ids for `count` new rows (None on PostgreSQL). Writers hold SQLite's
+        only write lock (BEGIN IMMEDIATE), so max + 1 cannot be taken twice."""
+        if connection.dialect.name != "sqlite":
+            return [None] * count
+        last = await connection.scalar(select(func.coalesce(func.max(self.rowid), 0)))
+        return [int(last or 0) + offset for offset in range(1, count + 1)]
+
+    async def add(self, connection: AsyncConnection, entries: Sequence[SearchEntry]) -> None:
+        """Index rows that are not in the index yet."""
+        await self._run(connection, self._add_statement(connection.dialect.name), entries)
+
+    async def remove(self, connection: AsyncConnection, entries: Sequence[SearchEntry]) -> None:
+        """Take rows out of the index; each entry holds the texts it was indexed with."""
+        await self._run(connection, self._remove_statement(connection.dialect.name), entries)
+
+    async def replace(
+        self,
+        connection: AsyncConnection,
+        before: Sequence[SearchEntry],
+        after: Sequence[SearchEntry],
+    ) -> None:
+        """Index rows with new texts (`after`) in place of those they had (`before`)."""
+        if connection.dialect.name == "sqlite":
+            await self.remove(connection, before)
+        await self.add(connection, after)
+
+    async def _run(
+        self,
+        connection: AsyncConnection,
+        statement: TextClause | None,
+        entries: Sequence[SearchEntry],
+    ) -> None:
+        if statement is not None and entries:
+            await connection.execute(statement, [self._parameters(entry) for entry in entries])
+
+    def _parameters(self, entry: SearchEntry) -> dict[str, Any]:
+        keys = {f"key_{n}": value for n, value in enumerate(entry.key)}
+        texts = {f.name: value for f, value in zip(self.fields, entry.texts, strict=True)}
+        return {"rowid": entry.rowid, **keys, **texts}
+
+    def _add_statement(self, dialect: str) -> TextClause | None:
+        if dialect == "sqlite":
+            return self._fts_insert
+        return None if self.from_columns else self._vector_update
+
+    def _remove_statement(self, dialect: str) -> TextClause | None:
+        if dialect == "sqlite":
+            return self._fts_delete if self.from_columns else self._fts_delete_row
+        return None if self.from_columns else self._vector_clear
+
+    @cached_property
+    def _fts_insert(self) -> TextClause:
+        names = ", ".join(f.name for f in self.fields)
+        values = ", ".join(f":{f.name}" for f in self.fields)
+        return text(f"INSERT INTO {self.fts} (rowid, {names}) VALUES (:rowid, {values})")
+
+    @cached_property
+    def _fts_delete(self) -> TextClause:
+        # External content: FTS5 removes the words of the texts it is given.
+        names = ", ".join(f.name for f in self.fields)
+        values = ", ".join(f":{f.name}" for f in self.fields)
+        return text(
+            f"INSERT INTO {self.fts} ({self.fts}, rowid, {names}) "
+            f"VALUES ('delete', :rowid, {values})"
+        )
+
+    @cached_property
+    def _fts_delete_row(self) -> TextClause:
+        return text(f"DELETE FROM {self.fts} WHERE rowid = :rowid")
+
+    @cached_property
+    def _vector_update(self) -> TextClause:
+        language = f"'{self.language}'::regconfig"
+        vector = " || ".join(
+            f"setweight(to_tsvector({language}, :{f.name}), '{f.weight}')" for f in self.fields
+        )
+        return text(f"UPDATE {self.table.name} SET {self.vector} = {vector} WHERE {self._where}")
+
+    @cached_property
+    def _vector_clear(self) -> TextClause:
+        return text(f"UPDATE {self.table.name} SET {self.vector} = NULL WHERE {self._where}")
+
+    @property
+    def _where(self) -> str:
+        return " AND ".join(
+            f"{self.table.name}.{key.name} = :key_{n}" for n, key in enumerate(self.key)
+        )
+
+
+class _WithIndex(Join):
+    """The table joined to SQLite's FTS5 table; on PostgreSQL, whose index is a column of
+    the table, the table alone."""
+
+    inherit_cache = True
+
+
+@compiles(_WithIndex)
+def _joined(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
+    visit_join: Callable[..., str] = compiler.visit_join  # the usual JOIN (untyped upstream)
+    return visit_join(element, **kw)
+
+
+@compiles(_WithIndex, "postgresql")
+def _table_alone(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.left, **kw)
+
+
+class _SearchPart(ColumnElement[Any]):
+    inherit_cache = True
+    _traverse_internals = [
+        ("index", InternalTraversal.dp_plain_obj),
+        ("words", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, index: SearchIndex, words: BindParameter[Sequence[str]]) -> None:
+        self.index = index
+        self.words = words
+
+    def fts_table(self) -> ColumnElement[Any]:
+        return literal_column(self.index.fts)
+
+    def vector(self) -> ColumnElement[Any]:
+        return literal_column(f"{self.index.table.name}.{self.index.vector}")
+
+    def tsquery(self) -> ColumnElement[Any]:
+        language: ColumnElement[Any] = literal_column(f"'{self.index.language}'::regconfig")
+        return func.plainto_tsquery(language, self.words)
+
+
+class _Matches(_SearchPart):
+    inherit_cache = True
+    # Not Boolean: SQLite would be handed `(… MATCH ?) = 1`, which FTS5 cannot use.
+    type = NullType()
+
+
+class _Score(_SearchPart):
+    inherit_cache = True
+    type = Double()
+
+    def matches(self, position: int, search_field: SearchField) -> ColumnElement[Any]:
+        """How many matches of the query one field of the row holds."""
+        index = self.index
+        texts = index.table if index.from_columns else index.fts_table
+        marked = func.highlight(
+            self.fts_table(), literal_column(str(position)), func.char(1), func.char(2)
+        )
+        found = (func.length(marked) - func.length(texts.c[search_field.name])) / 2.0
+        return found if search_field.boost == 1 else search_field.boost * found
+
+
+@compiles(_Matches)
+def _fts_match(element: _Matches, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"({compiler.process(element.fts_table().op('MATCH')(element.words), **kw)})"
+
+
+@compiles(_Matches, "postgresql")
+def _tsvector_match(element: _Matches, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"({compiler.process(element.vector().op('@@')(element.tsquery()), **kw)})"
+
+
+@compiles(_Score)
+def _fts_score(element: _Score, compiler: SQLCompiler, **kw: Any) -> str:
+    counts = [element.matches(n, f) for n, f in enumerate(element.index.fields)]
+    return compiler.process(reduce(lambda total, more: total + more, counts), **kw)
+
+
+@compiles(_Score, "postgresql")
+def _ts_rank(element: _Score, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(func.ts_rank(element.vector(), element.tsquery()), **kw)
