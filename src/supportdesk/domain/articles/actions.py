@@ -12,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from supportdesk.db import Database
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import articles
-from supportdesk.domain.articles import search
 from supportdesk.domain.articles.models import (
     ARTICLE_COLUMNS,
     DRAFT,
@@ -21,6 +20,7 @@ from supportdesk.domain.articles.models import (
     Article,
     article_of,
 )
+from supportdesk.domain.articles.search import ARTICLE_SEARCH, search_entry
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import FieldCode, not_found
@@ -86,7 +86,7 @@ async def create_articles(
     if not made:
         return []
     async with db.transaction() as connection:
-        rowids = await search.next_search_rowids(connection, len(made))
+        rowids = await ARTICLE_SEARCH.next_rowids(connection, len(made))
         await connection.execute(
             insert(articles),
             [
@@ -94,9 +94,9 @@ async def create_articles(
                 for article, rowid in zip(made, rowids, strict=True)
             ],
         )
-        await search.index(
+        await ARTICLE_SEARCH.add(
             connection,
-            [(rowid, a.title, a.body) for a, rowid in zip(made, rowids, strict=True)],
+            [search_entry(article, rowid) for article, rowid in zip(made, rowids, strict=True)],
         )
         await record_events(
             connection,
@@ -121,7 +121,7 @@ async def create_article(db: Database, actor: Actor, workspace_id: str, new: New
 async def _locked_article(
     connection: AsyncConnection, workspace_id: str, article_id: str
 ) -> tuple[Article, int | None]:
-    """The article and its row in SQLite's search index."""
+    """The article and its row id in the search index (None on PostgreSQL)."""
     columns = (*ARTICLE_COLUMNS, articles.c.search_rowid)
     row = await locked_row(connection, articles, columns, workspace_id, article_id)
     if row is None:
@@ -172,9 +172,10 @@ async def update_article(
         }
         if not changes:
             return article
-        await search.unindex(connection, rowid, article.title, article.body)
         changed = await _save(connection, article, **changes)
-        await search.index(connection, [(rowid, changed.title, changed.body)])
+        await ARTICLE_SEARCH.replace(
+            connection, [search_entry(article, rowid)], [search_entry(changed, rowid)]
+        )
         await _record_change(connection, actor, "article.updated", article, changed)
     return changed
 

@@ -6,9 +6,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, and_, bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db import Database, Read, in_ids, positional
+from supportdesk.db.search import Search
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles.models import (
     ARTICLE_COLUMNS,
@@ -18,20 +20,25 @@ from supportdesk.domain.articles.models import (
     ArticleHit,
     article_of,
 )
-from supportdesk.domain.articles.search import Search, search_for, search_words
+from supportdesk.domain.articles.search import ARTICLE_SEARCH, search_words
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 
 _NOT_OURS = "`after` is not a cursor of this list."
 
 
-async def get_articles(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, Article]:
-    query = select(*ARTICLE_COLUMNS).where(
-        articles.c.workspace_id == workspace_id, articles.c.id.in_(ids)
-    )
-    return {row["id"]: article_of(row) for row in (await connection.execute(query)).mappings()}
+_ARTICLES = Read(
+    select(*ARTICLE_COLUMNS).where(
+        articles.c.workspace_id == bindparam("workspace_id"), in_ids(articles.c.id, "ids")
+    ),
+    positional(Article, ARTICLE_COLUMNS),
+)
+
+
+async def get_articles(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Article]:
+    """Articles by id, one statement for any number of them."""
+    found = await db.fetch(_ARTICLES, workspace_id=workspace_id, ids=list(ids))
+    return {article.id: article for article in found}
 
 
 def _status(where: ArticleFilter) -> str | None:
@@ -43,9 +50,9 @@ def _status(where: ArticleFilter) -> str | None:
     return status
 
 
-def _search(connection: AsyncConnection, where: ArticleFilter) -> Search | None:
+def _search(where: ArticleFilter) -> Search | None:
     words = search_words(where.query)
-    return search_for(connection.dialect.name, words) if words else None
+    return ARTICLE_SEARCH.search(words) if words else None
 
 
 def _filtered(
@@ -78,7 +85,7 @@ async def list_articles(
 ) -> Page[ArticleHit]:
     """Articles in creation order; with a search `query`, those matching every word, most
     relevant first, then oldest first. Search pages continue after (relevance, id)."""
-    found = _search(connection, where)
+    found = _search(where)
     if found is None:
         query = _filtered(select(*ARTICLE_COLUMNS), workspace_id, where, None)
         if page.after:
@@ -107,6 +114,6 @@ async def count_articles(
     connection: AsyncConnection, workspace_id: str, where: ArticleFilter
 ) -> int:
     """How many articles the list (or search) holds."""
-    found = _search(connection, where)
+    found = _search(where)
     query = _filtered(select(func.count()).select_from(articles), workspace_id, where, found)
     return int(await connection.scalar(query) or 0)
