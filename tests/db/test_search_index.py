@@ -259,8 +259,12 @@ def test_texts_handed_over_by_the_writer_one_read_on_both_paths(empty_database: 
     assert answers["removed"] == ["t_mail"]
 
 
-def test_an_empty_search_is_refused() -> None:
+def test_what_cannot_be_searched_is_refused_before_any_sql() -> None:
     with pytest.raises(ValueError, match="words"):
         NOTES.search([])
     with pytest.raises(ValueError, match="words"):
         NOTES.search("reset password")  # a string is not a list of words
+    with pytest.raises(ValueError, match="identifiers"):
+        SearchIndex(notes, (notes.c.id,), notes.c.search_rowid, FIELDS, "notes; --", "v")
+    with pytest.raises(ValueError, match="weight"):
+        SearchIndex(notes, (notes.c.id,), notes.c.search_rowid, (SearchField("t", "E"),), "f", "v")

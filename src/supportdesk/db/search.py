@@ -118,16 +118,24 @@ class Search:
 
 @dataclass(frozen=True, eq=False)
 class SearchIndex:
-    """A full-text index over `table`'s rows (see the module's description)."""
+    """A full-text index over `table`'s rows (see the module's description). Its names
+    are written into SQL: they come from the code, never from a request."""
 
     table: Table
-    key: tuple[Column[Any], ...]
-    rowid: Column[Any]
-    fields: tuple[SearchField, ...]
-    fts: str
-    vector: str
+    key: tuple[Column[Any], ...]  # finds a row (workspace first, for a distributed database)
+    rowid: Column[Any]  # the row's integer id in SQLite's FTS5 table
+    fields: tuple[SearchField, ...]  # in the order of the FTS5 table's columns
+    fts: str  # SQLite's FTS5 table
+    vector: str  # PostgreSQL's tsvector column of `table`
     from_columns: bool = True
     language: str = "english"
+
+    def __post_init__(self) -> None:
+        names = [self.fts, self.vector, self.language, *(f.name for f in self.fields)]
+        if not all(name.isidentifier() for name in names):
+            raise ValueError(f"not SQL identifiers: {names}")
+        if not {f.weight for f in self.fields} <= set("ABCD"):
+            raise ValueError("a field's weight is one of A, B, C, D")
 
     @cached_property
     def fts_table(self) -> Any:
