@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from starlette.applications import Starlette
 
+from supportdesk import server
 from supportdesk.config import Settings
 from supportdesk.server import (
     GC_YOUNG_THRESHOLD,
@@ -24,9 +25,32 @@ def test_the_default_worker_count_is_the_cores_this_process_may_use() -> None:
     assert default_workers() == len(os.sched_getaffinity(0))
 
 
-def test_a_worker_opens_at_most_twice_its_pool_on_postgresql() -> None:
-    assert connections_per_worker(Settings(database_url="postgresql://h/db", db_pool_size=7)) == 14
+def test_a_worker_opens_at_most_three_times_its_pool_on_postgresql() -> None:
+    # The shared pool and its overflow, and the direct reads' pool (tests/scale measures it).
+    assert connections_per_worker(Settings(database_url="postgresql://h/db", db_pool_size=7)) == 21
     assert connections_per_worker(Settings(database_url="sqlite:///x.db", db_pool_size=7)) == 8
+
+
+def _postgresql_allows(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+    async def max_connections(_settings: Settings) -> int:
+        return limit
+
+    monkeypatch.setattr(server, "_postgres_connection_limit", max_connections)
+
+
+def test_the_warning_counts_every_connection_of_every_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = Settings(database_url="postgresql://h/db", db_pool_size=2)
+
+    _postgresql_allows(monkeypatch, 12)
+    assert connection_budget_warning(settings, workers=2) is None
+
+    _postgresql_allows(monkeypatch, 11)
+    assert connection_budget_warning(settings, workers=2) == (
+        "2 workers x 6 connections = 12, more than PostgreSQL allows (11): lower"
+        " SUPPORTDESK_DB_POOL_SIZE or --workers, or raise max_connections (docs/deploy.md)."
+    )
 
 
 def test_serve_warns_when_its_workers_could_exhaust_postgresql(postgresql_url: str) -> None:
@@ -36,7 +60,7 @@ def test_serve_warns_when_its_workers_could_exhaust_postgresql(postgresql_url: s
     assert connection_budget_warning(modest, workers=2) is None
     warning = connection_budget_warning(greedy, workers=2)
     assert warning is not None
-    assert "2 workers x 20000 connections = 40000" in warning
+    assert "2 workers x 30000 connections = 60000" in warning
     assert "more than PostgreSQL allows" in warning
 
 

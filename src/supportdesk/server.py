@@ -69,12 +69,11 @@ def default_workers() -> int:
 
 
 def connections_per_worker(settings: Settings) -> int:
-    """The most database connections one worker opens (db/database.py): on PostgreSQL its
-    pool of SUPPORTDESK_DB_POOL_SIZE plus as many again in overflow; on SQLite that many
-    readers and the one writer."""
-    if settings.is_sqlite:
-        return settings.db_pool_size + 1
-    return 2 * settings.db_pool_size
+    """The most database connections one worker opens: its Database's pools, each at its
+    limit (`Database.limits_of`)."""
+    from supportdesk.db import Database
+
+    return Database.most_connections(settings.database_url, settings.db_pool_size)
 
 
 async def _postgres_connection_limit(settings: Settings) -> int:
@@ -97,7 +96,8 @@ def connection_budget_warning(settings: Settings, workers: int) -> str | None:
     """A warning when this machine's workers alone could exhaust PostgreSQL's connections."""
     if settings.is_sqlite:
         return None
-    wanted = workers * connections_per_worker(settings)
+    each = connections_per_worker(settings)
+    wanted = workers * each
     try:
         limit = asyncio.run(asyncio.wait_for(_postgres_connection_limit(settings), 5))
     except Exception as error:  # the database's readiness is /readyz's business
@@ -105,9 +105,9 @@ def connection_budget_warning(settings: Settings, workers: int) -> str | None:
     if wanted <= limit:
         return None
     return (
-        f"{workers} workers x {connections_per_worker(settings)} connections = {wanted}, more"
-        f" than PostgreSQL allows ({limit}): lower SUPPORTDESK_DB_POOL_SIZE or --workers, or"
-        " raise max_connections (docs/deploy.md)."
+        f"{workers} workers x {each} connections = {wanted}, more than PostgreSQL allows"
+        f" ({limit}): lower SUPPORTDESK_DB_POOL_SIZE or --workers, or raise max_connections"
+        " (docs/deploy.md)."
     )
 
 

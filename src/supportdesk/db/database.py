@@ -69,30 +69,48 @@ class Database:
     def __init__(self, url: str, pool_size: int = 10) -> None:
         self.url = url
         self.dialect = make_url(url).get_backend_name()
+        # The pools are sized from these very numbers, so the budget cannot drift from them.
+        self.pool_limits = self.limits_of(url, pool_size)
+        limits = self.pool_limits
         if self.is_sqlite:
             _ensure_sqlite_folder(url)
-            self.writer = _sqlite_engine(url, 1, "BEGIN IMMEDIATE")
+            self.writer = _sqlite_engine(url, limits["writer"], "BEGIN IMMEDIATE")
             # Reads run in autocommit: each statement sees the latest committed state.
-            self.reader = _sqlite_engine(url, pool_size, None)
+            self.reader = _sqlite_engine(url, limits["reader"], None)
             direct: PostgresReader | SqliteReader = SqliteReader(url, SQLITE_PRAGMAS)
-            # Each pool's most connections; the direct reads hold no pool on SQLite.
-            self.pool_limits = {"writer": 1, "reader": pool_size}
         else:
             self.writer = create_async_engine(
                 url,
                 pool_size=pool_size,
-                max_overflow=pool_size,
+                max_overflow=limits["shared"] - pool_size,
                 pool_pre_ping=False,
                 # Errors are logged: parameters may hold key hashes or customer data.
                 hide_parameters=True,
             )
             # The same pool; only the connection's autocommit flag differs while it is out.
             self.reader = self.writer.execution_options(isolation_level="AUTOCOMMIT")
-            direct = PostgresReader(url, pool_size)
-            self.pool_limits = {"shared": 2 * pool_size, "direct": pool_size}
+            direct = PostgresReader(url, limits["direct"])
         self.direct = DirectReads(direct, self.reader.dialect)
         # Called after a commit that queued webhook deliveries (db/outbox.py).
         self.delivery_listeners: list[Callable[[], None]] = []
+
+    @staticmethod
+    def limits_of(url: str, pool_size: int) -> dict[str, int]:
+        """The most connections of each pool a `Database(url, pool_size)` opens, named as in
+        `watch_pools`. PostgreSQL: the shared pool (writes, and reads through SQLAlchemy)
+        keeps `pool_size` and opens as many again in overflow under bursts; the direct reads
+        have an asyncpg pool of `pool_size`. SQLite: one writer and `pool_size` readers (the
+        direct reads keep one connection per thread, outside any pool)."""
+        if make_url(url).get_backend_name() == "sqlite":
+            return {"writer": 1, "reader": pool_size}
+        return {"shared": 2 * pool_size, "direct": pool_size}
+
+    @staticmethod
+    def most_connections(url: str, pool_size: int) -> int:
+        """The most database connections a `Database(url, pool_size)`, so one `serve`
+        worker, holds at once: every pool at its limit (docs/deploy.md). On SQLite, which
+        has no connection limit, the direct reads' connection is left out."""
+        return sum(Database.limits_of(url, pool_size).values())
 
     @property
     def is_sqlite(self) -> bool:
