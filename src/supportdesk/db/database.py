@@ -162,9 +162,12 @@ class Database:
         return [read.row(row) for row in rows]
 
     async def ping(self) -> bool:
+        """Whether the database answers through every pool that reads: SQLAlchemy's (on
+        PostgreSQL the writes' pool too) and the direct reads'."""
         try:
             async with self.read() as connection:
                 await connection.execute(text("SELECT 1"))
+            await self.direct.ping()
         except Exception:
             return False
         return True

@@ -164,6 +164,10 @@ class SqliteReader:
         self._local = threading.local()
 
 
+# The readiness ping: no parameters, no type processing.
+_PING = Compiled("SELECT 1", (), (), (), {})
+
+
 class DirectReads:
     """Runs prebuilt read statements directly on the driver; tells observers each SQL, and
     runs each statement inside `around(sql)` when that is set (a tracing span)."""
@@ -197,6 +201,12 @@ class DirectReads:
             with self.around(compiled.sql):
                 raw = await self.reader.fetch(compiled, arguments)
         return compiled.rows(raw)
+
+    async def ping(self) -> None:
+        """Runs `SELECT 1` on the driver as the reads do (on PostgreSQL, on a connection of
+        the pool); raises when the database does not answer. Observers are not told: it is
+        not a read of the service's."""
+        await self.reader.fetch(_PING, [])
 
     async def close(self) -> None:
         await self.reader.close()
