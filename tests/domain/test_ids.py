@@ -79,6 +79,15 @@ def test_ids_made_in_the_same_millisecond_still_increase() -> None:
     assert len(set(ids)) == 1000
 
 
+def test_an_id_for_an_earlier_moment_sorts_before_a_later_one_made_first() -> None:
+    """A far-future id made first must not pin the ids made after it to its millisecond."""
+    future = new_id("Issue", AT + timedelta(days=900))
+
+    earlier = [new_id("Issue", AT + timedelta(milliseconds=step)) for step in range(3)]
+
+    assert sorted([*earlier, future]) == [*earlier, future]
+
+
 def test_the_time_part_of_an_id_encodes_its_millisecond() -> None:
     later = AT + timedelta(days=800)
     crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"

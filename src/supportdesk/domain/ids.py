@@ -43,15 +43,18 @@ def _encode(number: int) -> str:
 
 
 def _next_ulid(milliseconds: int) -> int:
-    """Random within a millisecond, but increasing for ids made in the same one here."""
+    """Random within a millisecond, but increasing for ids made in the same one here. An id
+    for an earlier moment than the latest keeps its own millisecond: ids sort by the moment
+    they were made for, whatever moments were asked before."""
     global _last
     with _lock:
         last_ms, last_random = _last
-        if milliseconds <= last_ms:
-            milliseconds, random_part = last_ms, last_random + 1
+        if milliseconds == last_ms:
+            random_part = last_random + 1
         else:
             random_part = int.from_bytes(os.urandom(10), "big") >> 1
-        _last = (milliseconds, random_part)
+        if milliseconds >= last_ms:
+            _last = (milliseconds, random_part)
     return (milliseconds << 80) | random_part
 
 
