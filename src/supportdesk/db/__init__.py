@@ -2,6 +2,6 @@
 place that commits."""
 
 from supportdesk.db.database import Database
-from supportdesk.db.reads import Read, fetch_in, in_ids
+from supportdesk.db.reads import Read, fetch_in, in_ids, positional
 
-__all__ = ["Database", "Read", "fetch_in", "in_ids"]
+__all__ = ["Database", "Read", "fetch_in", "in_ids", "positional"]

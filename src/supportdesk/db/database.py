@@ -12,10 +12,10 @@ The hottest reads skip SQLAlchemy's execution layer altogether: see `direct.py`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
@@ -27,6 +27,7 @@ from supportdesk.db.outbox import take_mark
 from supportdesk.db.reads import Read
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -154,6 +155,18 @@ class Database:
         """A connection for reads; nothing written through it is kept."""
         async with self.reader.connect() as connection:
             yield connection
+
+    async def read_with(
+        self,
+        read: Callable[Concatenate[AsyncConnection, P], Awaitable[T]],
+        *arguments: P.args,
+        **keywords: P.kwargs,
+    ) -> T:
+        """`read(connection, ...)` on a read connection of its own: for the reads whose
+        statement is built per call (a filtered list, its count). Callers above the
+        domain name the read; they never hold a connection."""
+        async with self.reader.connect() as connection:
+            return await read(connection, *arguments, **keywords)
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
         """The models of a read's rows, on a connection of its own, straight on the driver

@@ -18,6 +18,7 @@ here equals the row read there.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -94,6 +95,15 @@ async def _keep_session(_connection: asyncpg.Connection) -> None:
     """Nothing to reset on release: these connections run single SELECTs in autocommit."""
 
 
+async def _decode_json(connection: asyncpg.Connection) -> None:
+    """JSON and JSONB come back decoded, as SQLAlchemy's asyncpg dialect has them (its JSON
+    types then have no result processor of their own)."""
+    for name in ("json", "jsonb"):
+        await connection.set_type_codec(
+            name, encoder=json.dumps, decoder=json.loads, schema="pg_catalog"
+        )
+
+
 class PostgresReader:
     def __init__(self, url: str, size: int) -> None:
         self.dsn = make_url(url).set(drivername="postgresql").render_as_string(False)
@@ -109,7 +119,11 @@ class PostgresReader:
             async with self._opening:
                 if self._pool is None:
                     self._pool = await asyncpg.create_pool(
-                        self.dsn, min_size=0, max_size=self.size, reset=_keep_session
+                        self.dsn,
+                        min_size=0,
+                        max_size=self.size,
+                        reset=_keep_session,
+                        init=_decode_json,
                     )
         return self._pool
 

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     BindParameter,
     ColumnElement,
     FromClause,
-    RowMapping,
     Select,
     bindparam,
     func,
     select,
 )
-from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db.reads import in_ids
+from supportdesk.db import Database
+from supportdesk.db.reads import Read, in_ids
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 
 T = TypeVar("T")
@@ -37,7 +36,7 @@ def numbered_pages(
     after: bool,
     newest_first: bool = False,
 ) -> Select[Any]:
-    """The statement behind `pages_per_parent`, built once by callers that keep it: children
+    """The statement behind `ChildPages`, built once by callers that keep it: children
     of the parents bound as `parent_ids`, numbered per parent, at most `limit` each, past the
     bound `after` when `after`. Rows: `query`'s columns, then the parent, then the position."""
     conditions: list[ColumnElement[bool]] = [in_ids(parent, "parent_ids")]
@@ -67,55 +66,64 @@ def page_parameters(parent_ids: Sequence[str], page: PageRequest, **more: Any) -
     return parameters
 
 
-async def pages_per_parent(
-    connection: AsyncConnection,
-    query: Select[Any],
-    parent: ColumnElement[Any],
-    order: ColumnElement[Any],
-    parent_ids: Sequence[str],
-    page: PageRequest,
-    newest_first: bool = False,
-) -> dict[str, Page[RowMapping]]:
+class ChildPages(Generic[T]):
     """The same page of each parent's children, ordered by `order` (an id: creation order),
-    or the other way round with `newest_first`.
+    or the other way round with `newest_first`: one statement built once (one without a
+    cursor, one past it) and run on the driver, whatever the number of parents.
 
-    `query` selects the children's columns with the workspace condition applied; rows are
-    numbered per parent with a window function, so one statement serves every parent.
-    """
-    statement = numbered_pages(
-        query, parent, order, after=bool(page.after), newest_first=newest_first
-    )
-    rows = await connection.execute(statement, page_parameters(parent_ids, page))
-    grouped: dict[str, list[RowMapping]] = defaultdict(list)
-    for row in rows.mappings():
-        grouped[row[_PARENT]].append(row)
-    return {parent_id: page_of(grouped.get(parent_id, []), page.first) for parent_id in parent_ids}
+    `query` selects the children's columns (its conditions bound parameters only, e.g. the
+    workspace); `of` makes a child from those columns."""
+
+    def __init__(
+        self,
+        query: Select[Any],
+        parent: ColumnElement[Any],
+        order: ColumnElement[Any],
+        of: Callable[[Sequence[Any]], T],
+        *,
+        newest_first: bool = False,
+    ) -> None:
+        width = len(query.selected_columns)
+
+        def child(row: Sequence[Any]) -> tuple[str, T]:
+            return str(row[width]), of(row[:width])
+
+        self._reads = {
+            after: Read(
+                numbered_pages(query, parent, order, after=after, newest_first=newest_first),
+                child,
+            )
+            for after in (False, True)
+        }
+
+    async def fetch(
+        self, db: Database, parent_ids: Sequence[str], page: PageRequest, **parameters: Any
+    ) -> dict[str, Page[T]]:
+        read = self._reads[bool(page.after)]
+        found = await db.fetch(read, **page_parameters(parent_ids, page, **parameters))
+        grouped: dict[str, list[T]] = defaultdict(list)
+        for parent_id, child in found:
+            grouped[parent_id].append(child)
+        return {p: page_of(grouped.get(p, []), page.first) for p in parent_ids}
 
 
-def mapped_pages(
-    pages: dict[str, Page[RowMapping]], of: Callable[[RowMapping], T]
-) -> dict[str, Page[T]]:
-    """Each parent's page of rows as a page of models."""
-    return {
-        parent: Page([of(row) for row in page.items], page.has_next)
-        for parent, page in pages.items()
-    }
+class ChildCounts:
+    """How many children each parent has (0 for none): one grouped statement, built once."""
 
+    def __init__(
+        self, source: FromClause, parent: ColumnElement[Any], *conditions: ColumnElement[bool]
+    ) -> None:
+        query = (
+            select(parent, func.count())
+            .select_from(source)
+            .where(in_ids(parent, "parent_ids"), *conditions)
+            .group_by(parent)
+        )
+        self._read = Read(query, tuple)
 
-async def counts_per_parent(
-    connection: AsyncConnection,
-    source: FromClause,
-    parent: ColumnElement[Any],
-    parent_ids: Sequence[str],
-    *conditions: ColumnElement[bool],
-) -> dict[str, int]:
-    """How many children each parent has (0 for none), in one grouped statement."""
-    query = (
-        select(parent, func.count())
-        .select_from(source)
-        .where(in_ids(parent, "parent_ids"), *conditions)
-        .group_by(parent)
-    )
-    result = await connection.execute(query, {"parent_ids": list(parent_ids)})
-    counts = {str(row[0]): int(row[1]) for row in result}
-    return {parent_id: counts.get(parent_id, 0) for parent_id in parent_ids}
+    async def fetch(
+        self, db: Database, parent_ids: Sequence[str], **parameters: Any
+    ) -> dict[str, int]:
+        found = await db.fetch(self._read, parent_ids=list(parent_ids), **parameters)
+        counts = {str(row[0]): int(row[1]) for row in found}
+        return {parent_id: counts.get(parent_id, 0) for parent_id in parent_ids}

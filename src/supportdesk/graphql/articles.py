@@ -123,16 +123,14 @@ class ArticleQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else articles.ArticleFilter()
-        page = await context.loaders.run(
-            lambda c: articles.list_articles(c, context.workspace_id, request, where)
+        page = await context.db.read_with(
+            articles.list_articles, context.workspace_id, request, where
         )
         return connection_of(
             info.context.cursors,
             page,
             [Article.of(hit.article) for hit in page.items],
-            lambda: context.loaders.run(
-                lambda c: articles.count_articles(c, context.workspace_id, where)
-            ),
+            lambda: context.db.read_with(articles.count_articles, context.workspace_id, where),
             cursor_key=lambda hit: hit.cursor_key,
         )
 

@@ -55,14 +55,10 @@ class AuditQueries:
     ) -> Connection[AuditEvent] | None:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
-        page = await context.loaders.run(
-            lambda c: audit.list_audit_events(c, context.workspace_id, request)
-        )
+        page = await context.db.read_with(audit.list_audit_events, context.workspace_id, request)
         return connection_of(
             info.context.cursors,
             page,
             [AuditEvent.of(event) for event in page.items],
-            lambda: context.loaders.run(
-                lambda c: count_rows(c, audit_events_table, context.workspace_id)
-            ),
+            lambda: context.db.read_with(count_rows, audit_events_table, context.workspace_id),
         )

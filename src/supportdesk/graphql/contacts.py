@@ -142,8 +142,8 @@ class ContactQueries:
     @strawberry.field(description="One contact by e-mail address, in any case.")
     async def contact_by_email(self, info: Info, email: str) -> Contact | None:
         context = info.context
-        found = await context.loaders.run(
-            lambda c: contacts.get_contact_by_email(c, context.workspace_id, email)
+        found = await context.db.read_with(
+            contacts.get_contact_by_email, context.workspace_id, email
         )
         if found is None:
             raise not_found("Contact")
@@ -160,16 +160,14 @@ class ContactQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else contacts.ContactFilter()
-        page = await context.loaders.run(
-            lambda c: contacts.list_contacts(c, context.workspace_id, request, where)
+        page = await context.db.read_with(
+            contacts.list_contacts, context.workspace_id, request, where
         )
         return connection_of(
             info.context.cursors,
             page,
             [Contact.of(contact) for contact in page.items],
-            lambda: context.loaders.run(
-                lambda c: contacts.count_contacts(c, context.workspace_id, where)
-            ),
+            lambda: context.db.read_with(contacts.count_contacts, context.workspace_id, where),
         )
 
 

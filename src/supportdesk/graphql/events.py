@@ -103,15 +103,13 @@ class EventQueries:
         if since is not None and since < 0:
             raise InvalidArgument("`sinceSequence` must be 0 or more.")
 
-        page = await context.loaders.run(
-            lambda c: queries.list_events(c, context.workspace_id, request, types, since)
+        page = await context.db.read_with(
+            queries.list_events, context.workspace_id, request, types, since
         )
         return connection_of(
             context.cursors,
             page,
             [Event.of(event) for event in page.items],
-            lambda: context.loaders.run(
-                lambda c: queries.count_events(c, context.workspace_id, types, since)
-            ),
+            lambda: context.db.read_with(queries.count_events, context.workspace_id, types, since),
             cursor_key=queries.cursor_key,
         )

@@ -4,30 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Any, cast
+from typing import Any
 
 import strawberry
-from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.auth.permissions import PERMISSIONS, is_allowed
-from supportdesk.domain import contacts, issues
+from supportdesk.domain import issues
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.errors import InvalidArgument, not_found
 from supportdesk.domain.ids import is_id_of
-from supportdesk.domain.pagination import Page, PageRequest
+from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
-from supportdesk.graphql.lookahead import selects, subfield_arguments
+from supportdesk.graphql.lookahead import subfield_arguments
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
-
-
-class _NotLoaded:
-    """Marks a relation that was not read with its parent."""
-
-
-NOT_LOADED = _NotLoaded()
 
 
 @strawberry.type(description="A message of an issue's thread.")
@@ -58,8 +49,6 @@ class Issue(Node):
     created_at: datetime
     updated_at: datetime
     requester_id: strawberry.Private[str]
-    # Read with the list the issue came in, when the query asks for it (see `issues`).
-    preloaded_requester: strawberry.Private[Contact | _NotLoaded | None] = NOT_LOADED
 
     @strawberry.field(description="The thread, oldest message first.")
     async def messages(
@@ -76,18 +65,12 @@ class Issue(Node):
         return connection_of(info.context.cursors, page, [Message.of(m) for m in page.items], count)
 
     @strawberry.field(description="The contact who asked.")
-    def requester(self, info: Info) -> Contact | None:
-        # Answered at once when read with the list; otherwise an awaitable, which the
-        # executor awaits: a coroutine per issue of a long list costs more than its read.
-        if not isinstance(self.preloaded_requester, _NotLoaded):
-            return self.preloaded_requester
-        return cast(Contact | None, self._load_requester(info))
-
-    async def _load_requester(self, info: Info) -> Contact | None:
+    async def requester(self, info: Info) -> Contact | None:
+        # The requesters of a whole list are read in one batch.
         return _contact_or_none(await info.context.loaders.contact.load(self.requester_id))
 
     @classmethod
-    def of(cls, issue: issues.Issue, requester: Contact | _NotLoaded | None = NOT_LOADED) -> Issue:
+    def of(cls, issue: issues.Issue) -> Issue:
         return cls(
             id=strawberry.ID(issue.id),
             ticket_number=issue.ticket_number,
@@ -98,7 +81,6 @@ class Issue(Node):
             created_at=issue.created_at,
             updated_at=issue.updated_at,
             requester_id=issue.requester_id,
-            preloaded_requester=requester,
         )
 
 
@@ -278,33 +260,14 @@ class IssueQueries:
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else issues.IssueFilter()
         order = _DOMAIN_ORDER[order_by]
-        # Requesters are read with the list when asked for (and allowed): one statement on
-        # the same connection, and no per-issue loader round.
-        with_requesters = selects(info, "edges", "node", "requester") and is_allowed(
-            context.principal, PERMISSIONS["Issue.requester"]
+        page = await context.db.read_with(
+            issues.list_issues, context.workspace_id, request, where, order
         )
-
-        async def read(connection: AsyncConnection) -> tuple[Page[issues.Issue], dict[str, Any]]:
-            page = await issues.list_issues(connection, context.workspace_id, request, where, order)
-            if not with_requesters:
-                return page, {}
-            ids = sorted({issue.requester_id for issue in page.items})
-            return page, await contacts.get_contacts(connection, context.workspace_id, ids)
-
-        page, requesters = await context.loaders.run(read)
-        nodes = [
-            Issue.of(issue, _contact_or_none(requesters.get(issue.requester_id)))
-            if with_requesters
-            else Issue.of(issue)
-            for issue in page.items
-        ]
         return connection_of(
             info.context.cursors,
             page,
-            nodes,
-            lambda: context.loaders.run(
-                lambda c: issues.count_issues(c, context.workspace_id, where)
-            ),
+            [Issue.of(issue) for issue in page.items],
+            lambda: context.db.read_with(issues.count_issues, context.workspace_id, where),
             cursor_key=lambda issue: issues.cursor_key(issue, order),
         )
 

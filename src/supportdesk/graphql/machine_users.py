@@ -92,16 +92,14 @@ class MachineUserQueries:
     ) -> Connection[MachineUser] | None:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
-        page = await context.loaders.run(
-            lambda c: machine_users.list_machine_users(c, context.workspace_id, request)
+        page = await context.db.read_with(
+            machine_users.list_machine_users, context.workspace_id, request
         )
         return connection_of(
             info.context.cursors,
             page,
             [MachineUser.of(user) for user in page.items],
-            lambda: context.loaders.run(
-                lambda c: count_rows(c, machine_users_table, context.workspace_id)
-            ),
+            lambda: context.db.read_with(count_rows, machine_users_table, context.workspace_id),
         )
 
 

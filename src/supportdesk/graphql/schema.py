@@ -66,7 +66,7 @@ class Mutation(
 
 async def _one(context: Context, get_many: Any, id: str) -> Any:
     """One object of the workspace through a domain reader of many (`get_x(c, ws, ids)`)."""
-    found = await context.loaders.run(lambda c: get_many(c, context.workspace_id, [id]))
+    found = await context.db.read_with(get_many, context.workspace_id, [id])
     return found.get(id)
 
 

@@ -231,14 +231,12 @@ class WebhookQueries:
     ) -> Connection[WebhookEndpoint] | None:
         context = info.context
         request = PageRequest.of(first, after, context.cursors)
-        page = await context.loaders.run(
-            lambda c: queries.list_endpoints(c, context.workspace_id, request)
-        )
+        page = await context.db.read_with(queries.list_endpoints, context.workspace_id, request)
         return connection_of(
             context.cursors,
             page,
             [WebhookEndpoint.of(endpoint) for endpoint in page.items],
-            lambda: context.loaders.run(lambda c: queries.count_endpoints(c, context.workspace_id)),
+            lambda: context.db.read_with(queries.count_endpoints, context.workspace_id),
         )
 
 

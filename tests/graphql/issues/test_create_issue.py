@@ -180,8 +180,7 @@ def test_a_new_requester_is_linked_to_the_account_of_their_domain(
 
         db = workspace.server.db
         issue = (await issues.fetch_issues(db, workspace.id, [issue_id]))[issue_id]
-        async with db.read() as connection:
-            found = await contacts.get_contacts(connection, workspace.id, [issue.requester_id])
+        found = await contacts.get_contacts(db, workspace.id, [issue.requester_id])
         return found[issue.requester_id].account_id
 
     assert workspace.server.call(account_of(linked["id"])) == account_id  # type: ignore[index]

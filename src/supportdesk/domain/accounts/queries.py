@@ -5,22 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db import Database, Read, in_ids, positional
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
 from supportdesk.domain.matching import any_contains, cleaned_query
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 
+_ACCOUNTS = Read(
+    select(*ACCOUNT_COLUMNS).where(
+        accounts.c.workspace_id == bindparam("workspace_id"), in_ids(accounts.c.id, "ids")
+    ),
+    positional(Account, ACCOUNT_COLUMNS),
+)
 
-async def get_accounts(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, Account]:
-    query = select(*ACCOUNT_COLUMNS).where(
-        accounts.c.workspace_id == workspace_id, accounts.c.id.in_(ids)
-    )
-    return {row["id"]: account_of(row) for row in (await connection.execute(query)).mappings()}
+
+async def get_accounts(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Account]:
+    """Accounts by id, one statement for any number of them."""
+    found = await db.fetch(_ACCOUNTS, workspace_id=workspace_id, ids=list(ids))
+    return {account.id: account for account in found}
 
 
 def _filtered(query: Select[Any], workspace_id: str, where: AccountFilter) -> Select[Any]:

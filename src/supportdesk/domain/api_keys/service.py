@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping, insert, select, update
+from sqlalchemy import RowMapping, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth import keys as key_format
@@ -21,7 +21,7 @@ from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldEr
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
+from supportdesk.domain.per_parent import ChildCounts, ChildPages
 from supportdesk.domain.validation import Validator
 
 
@@ -349,34 +349,28 @@ async def keys_of_machine_users(
     return grouped
 
 
+def _from_tuple(row: Sequence[object]) -> ApiKey:
+    return _from_row(dict(zip(_FIELDS, row, strict=False)))  # type: ignore[arg-type]
+
+
+_IN_WORKSPACE = api_keys.c.workspace_id == bindparam("workspace_id")
+_OF_MACHINE_USERS = ChildPages(
+    select(*_COLUMNS).where(_IN_WORKSPACE), api_keys.c.machine_user_id, api_keys.c.id, _from_tuple
+)
+_COUNT_OF_MACHINE_USERS = ChildCounts(api_keys, api_keys.c.machine_user_id, _IN_WORKSPACE)
+
+
 async def key_pages_of_machine_users(
-    connection: AsyncConnection,
-    workspace_id: str,
-    machine_user_ids: Sequence[str],
-    page: PageRequest,
+    db: Database, workspace_id: str, machine_user_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[ApiKey]]:
     """The same page of each machine user's keys, oldest first, in one statement."""
-    pages = await pages_per_parent(
-        connection,
-        select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id),
-        api_keys.c.machine_user_id,
-        api_keys.c.id,
-        machine_user_ids,
-        page,
-    )
-    return mapped_pages(pages, _from_row)
+    return await _OF_MACHINE_USERS.fetch(db, machine_user_ids, page, workspace_id=workspace_id)
 
 
 async def count_keys_of_machine_users(
-    connection: AsyncConnection, workspace_id: str, machine_user_ids: Sequence[str]
+    db: Database, workspace_id: str, machine_user_ids: Sequence[str]
 ) -> dict[str, int]:
-    return await counts_per_parent(
-        connection,
-        api_keys,
-        api_keys.c.machine_user_id,
-        machine_user_ids,
-        api_keys.c.workspace_id == workspace_id,
-    )
+    return await _COUNT_OF_MACHINE_USERS.fetch(db, machine_user_ids, workspace_id=workspace_id)
 
 
 async def workspace_of_key(connection: AsyncConnection, key_id: str) -> str:

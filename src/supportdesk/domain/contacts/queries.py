@@ -6,14 +6,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, Select, func, select
+from sqlalchemy import RowMapping, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db import Database, positional
 from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
 from supportdesk.domain.matching import any_contains, cleaned_query
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
+from supportdesk.domain.per_parent import ChildCounts, ChildPages
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,28 +68,24 @@ async def count_contacts(
     return int(await connection.scalar(query) or 0)
 
 
+_IN_WORKSPACE = contacts.c.workspace_id == bindparam("workspace_id")
+_OF_ACCOUNTS = ChildPages(
+    select(*CONTACT_COLUMNS).where(_IN_WORKSPACE),
+    contacts.c.account_id,
+    contacts.c.id,
+    positional(Contact, CONTACT_COLUMNS),
+)
+_COUNT_OF_ACCOUNTS = ChildCounts(contacts, contacts.c.account_id, _IN_WORKSPACE)
+
+
 async def contacts_of_accounts(
-    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str], page: PageRequest
+    db: Database, workspace_id: str, account_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Contact]]:
     """The same page of each account's contacts, oldest first, in one statement."""
-    pages = await pages_per_parent(
-        connection,
-        select(*CONTACT_COLUMNS).where(contacts.c.workspace_id == workspace_id),
-        contacts.c.account_id,
-        contacts.c.id,
-        account_ids,
-        page,
-    )
-    return mapped_pages(pages, contact_of)
+    return await _OF_ACCOUNTS.fetch(db, account_ids, page, workspace_id=workspace_id)
 
 
 async def count_contacts_of_accounts(
-    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str]
+    db: Database, workspace_id: str, account_ids: Sequence[str]
 ) -> dict[str, int]:
-    return await counts_per_parent(
-        connection,
-        contacts,
-        contacts.c.account_id,
-        account_ids,
-        contacts.c.workspace_id == workspace_id,
-    )
+    return await _COUNT_OF_ACCOUNTS.fetch(db, account_ids, workspace_id=workspace_id)

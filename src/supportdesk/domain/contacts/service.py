@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Table, and_, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db import Database, Read, in_ids, positional
 from supportdesk.db.conflicts import PerDialect
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.clock import now
@@ -122,14 +123,15 @@ async def upsert_requester(
     return Requester(contact, created, not created and contact.updated_at == moment)
 
 
-async def get_contacts(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, Contact]:
-    rows = (
-        await connection.execute(
-            select(*CONTACT_COLUMNS).where(
-                contacts.c.workspace_id == workspace_id, contacts.c.id.in_(ids)
-            )
-        )
-    ).mappings()
-    return {row["id"]: Contact(**row) for row in rows}
+_CONTACTS = Read(
+    select(*CONTACT_COLUMNS).where(
+        contacts.c.workspace_id == bindparam("workspace_id"), in_ids(contacts.c.id, "ids")
+    ),
+    positional(Contact, CONTACT_COLUMNS),
+)
+
+
+async def get_contacts(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Contact]:
+    """Contacts by id, one statement for any number of them."""
+    found = await db.fetch(_CONTACTS, workspace_id=workspace_id, ids=list(ids))
+    return {contact.id: contact for contact in found}

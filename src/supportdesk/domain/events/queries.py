@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db import Database, Read, in_ids, positional
 from supportdesk.db.tables import events, workspaces
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.events.log import EVENT_COLUMNS, Event
@@ -85,10 +86,15 @@ async def check_still_kept(
         )
 
 
-async def get_events(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, Event]:
-    query = select(*EVENT_COLUMNS).where(
-        events.c.workspace_id == workspace_id, events.c.id.in_(ids)
-    )
-    return {row[0]: Event(*row) for row in await connection.execute(query)}
+_EVENTS = Read(
+    select(*EVENT_COLUMNS).where(
+        events.c.workspace_id == bindparam("workspace_id"), in_ids(events.c.id, "ids")
+    ),
+    positional(Event, EVENT_COLUMNS),
+)
+
+
+async def get_events(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Event]:
+    """Events by id, one statement for any number of them."""
+    found = await db.fetch(_EVENTS, workspace_id=workspace_id, ids=list(ids))
+    return {event.id: event for event in found}

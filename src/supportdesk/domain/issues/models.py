@@ -8,8 +8,6 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from supportdesk.db.tables import issues, messages
 
 
@@ -101,8 +99,3 @@ def issue_of(row: Sequence[Any]) -> Issue:
 def message_of(row: Sequence[Any]) -> Message:
     """A Message from a row that starts with MESSAGE_COLUMNS (extra columns are ignored)."""
     return Message(*row[:_MESSAGE_WIDTH])
-
-
-def issue_of_row(row: RowMapping) -> Issue:
-    """An issue from a row that may carry more columns than the issue's own."""
-    return Issue(**{key: row[key] for key in Issue.__slots__})

@@ -7,7 +7,6 @@ building a Select and computing its cache key on every call costs more than runn
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -43,18 +42,11 @@ from supportdesk.domain.issues.models import (
     IssueOrder,
     Message,
     issue_of,
-    issue_of_row,
     message_of,
 )
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import (
-    counts_per_parent,
-    mapped_pages,
-    numbered_pages,
-    page_parameters,
-    pages_per_parent,
-)
+from supportdesk.domain.per_parent import ChildCounts, ChildPages
 
 _IN_WORKSPACE = issues.c.workspace_id == bindparam("workspace_id")
 _ISSUES = Read(select(*ISSUE_COLUMNS).where(_IN_WORKSPACE, in_ids(issues.c.id, "ids")), issue_of)
@@ -210,29 +202,19 @@ async def count_issues(connection: AsyncConnection, workspace_id: str, where: Is
     return int(await connection.scalar(query) or 0)
 
 
-def _thread_read(after: bool) -> Read[Message]:
-    in_workspace = select(*MESSAGE_COLUMNS).where(
-        messages.c.workspace_id == bindparam("workspace_id")
-    )
-    return Read(
-        numbered_pages(in_workspace, messages.c.issue_id, messages.c.id, after=after), message_of
-    )
-
-
-# Without a cursor, and past one.
-_THREADS = {after: _thread_read(after) for after in (False, True)}
+_THREADS = ChildPages(
+    select(*MESSAGE_COLUMNS).where(messages.c.workspace_id == bindparam("workspace_id")),
+    messages.c.issue_id,
+    messages.c.id,
+    message_of,
+)
 
 
 async def fetch_threads(
     db: Database, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Message]]:
     """The same page of each issue's thread, oldest first, in one statement."""
-    parameters = page_parameters(issue_ids, page, workspace_id=workspace_id)
-    found = await db.fetch(_THREADS[bool(page.after)], **parameters)
-    grouped: dict[str, list[Message]] = defaultdict(list)
-    for message in found:
-        grouped[message.issue_id].append(message)
-    return {issue_id: page_of(grouped.get(issue_id, []), page.first) for issue_id in issue_ids}
+    return await _THREADS.fetch(db, issue_ids, page, workspace_id=workspace_id)
 
 
 def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
@@ -307,54 +289,42 @@ def _issues_with_requesters() -> Join:
     )
 
 
+_OF_CONTACTS = ChildPages(
+    select(*ISSUE_COLUMNS).where(_IN_WORKSPACE), issues.c.requester_id, issues.c.id, issue_of
+)
+_COUNT_OF_CONTACTS = ChildCounts(issues, issues.c.requester_id, _IN_WORKSPACE)
+# An issue belongs to the account its requester belongs to now.
+_OF_ACCOUNTS = ChildPages(
+    select(*ISSUE_COLUMNS).select_from(_issues_with_requesters()).where(_IN_WORKSPACE),
+    contacts.c.account_id,
+    issues.c.id,
+    issue_of,
+)
+_COUNT_OF_ACCOUNTS = ChildCounts(_issues_with_requesters(), contacts.c.account_id, _IN_WORKSPACE)
+
+
 async def issues_of_contacts(
-    connection: AsyncConnection, workspace_id: str, contact_ids: Sequence[str], page: PageRequest
+    db: Database, workspace_id: str, contact_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Issue]]:
     """The same page of each contact's issues (as requester), oldest first, in one statement."""
-    query = select(*ISSUE_COLUMNS).where(issues.c.workspace_id == workspace_id)
-    pages = await pages_per_parent(
-        connection, query, issues.c.requester_id, issues.c.id, contact_ids, page
-    )
-    return mapped_pages(pages, issue_of_row)
+    return await _OF_CONTACTS.fetch(db, contact_ids, page, workspace_id=workspace_id)
 
 
 async def count_issues_of_contacts(
-    connection: AsyncConnection, workspace_id: str, contact_ids: Sequence[str]
+    db: Database, workspace_id: str, contact_ids: Sequence[str]
 ) -> dict[str, int]:
-    return await counts_per_parent(
-        connection,
-        issues,
-        issues.c.requester_id,
-        contact_ids,
-        issues.c.workspace_id == workspace_id,
-    )
+    return await _COUNT_OF_CONTACTS.fetch(db, contact_ids, workspace_id=workspace_id)
 
 
 async def issues_of_accounts(
-    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str], page: PageRequest
+    db: Database, workspace_id: str, account_ids: Sequence[str], page: PageRequest
 ) -> dict[str, Page[Issue]]:
     """The same page of the issues each account's contacts asked, oldest first, in one
-    statement. An issue belongs to the account its requester belongs to now."""
-    pages = await pages_per_parent(
-        connection,
-        select(*ISSUE_COLUMNS)
-        .select_from(_issues_with_requesters())
-        .where(issues.c.workspace_id == workspace_id),
-        contacts.c.account_id,
-        issues.c.id,
-        account_ids,
-        page,
-    )
-    return mapped_pages(pages, issue_of_row)
+    statement."""
+    return await _OF_ACCOUNTS.fetch(db, account_ids, page, workspace_id=workspace_id)
 
 
 async def count_issues_of_accounts(
-    connection: AsyncConnection, workspace_id: str, account_ids: Sequence[str]
+    db: Database, workspace_id: str, account_ids: Sequence[str]
 ) -> dict[str, int]:
-    return await counts_per_parent(
-        connection,
-        _issues_with_requesters(),
-        contacts.c.account_id,
-        account_ids,
-        issues.c.workspace_id == workspace_id,
-    )
+    return await _COUNT_OF_ACCOUNTS.fetch(db, account_ids, workspace_id=workspace_id)

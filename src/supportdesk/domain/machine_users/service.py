@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db import Database
+from supportdesk.db import Database, Read, in_ids, positional
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import machine_users
 from supportdesk.domain import audit
@@ -205,21 +205,21 @@ async def list_machine_users(
     return page_of([MachineUser(**row) for row in rows], page.first)
 
 
+_MACHINE_USERS = Read(
+    select(*_COLUMNS).where(
+        machine_users.c.workspace_id == bindparam("workspace_id"),
+        in_ids(machine_users.c.id, "ids"),
+    ),
+    positional(MachineUser, _COLUMNS),
+)
+
+
 async def get_machine_users(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+    db: Database, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, MachineUser]:
-    rows = (
-        (
-            await connection.execute(
-                select(*_COLUMNS).where(
-                    machine_users.c.workspace_id == workspace_id, machine_users.c.id.in_(ids)
-                )
-            )
-        )
-        .mappings()
-        .all()
-    )
-    return {row["id"]: MachineUser(**row) for row in rows}
+    """Machine users by id, one statement for any number of them."""
+    found = await db.fetch(_MACHINE_USERS, workspace_id=workspace_id, ids=list(ids))
+    return {user.id: user for user in found}
 
 
 async def managed_machine_user(connection: AsyncConnection, workspace_id: str) -> MachineUser:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import RowMapping, insert, select
+from sqlalchemy import ColumnElement, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk import API_VERSION
@@ -20,7 +20,7 @@ from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldEr
 from supportdesk.domain.events import TEST_EVENT_TYPE, actor_of, subscribes
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest
-from supportdesk.domain.per_parent import counts_per_parent, mapped_pages, pages_per_parent
+from supportdesk.domain.per_parent import ChildCounts, ChildPages
 from supportdesk.domain.webhooks.endpoints import locked_endpoint
 from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
 
@@ -149,8 +149,41 @@ async def replay(
     return len(rows)
 
 
+def _delivery_conditions(with_status: bool) -> list[ColumnElement[bool]]:
+    conditions = [webhook_deliveries.c.workspace_id == bindparam("workspace_id")]
+    if with_status:
+        conditions.append(webhook_deliveries.c.status == bindparam("status"))
+    return conditions
+
+
+# Each built once for all deliveries, and once for those of one status.
+_OF_ENDPOINTS = {
+    with_status: ChildPages(
+        select(*DELIVERY_COLUMNS).where(*_delivery_conditions(with_status)),
+        webhook_deliveries.c.endpoint_id,
+        webhook_deliveries.c.id,
+        delivery_of,
+        newest_first=True,
+    )
+    for with_status in (False, True)
+}
+_COUNT_OF_ENDPOINTS = {
+    with_status: ChildCounts(
+        webhook_deliveries, webhook_deliveries.c.endpoint_id, *_delivery_conditions(with_status)
+    )
+    for with_status in (False, True)
+}
+
+
+def _status_parameters(workspace_id: str, status: str | None) -> dict[str, str]:
+    found = {"workspace_id": workspace_id}
+    if status is not None:
+        found["status"] = status
+    return found
+
+
 async def delivery_pages_of_endpoints(
-    connection: AsyncConnection,
+    db: Database,
     workspace_id: str,
     endpoint_ids: Sequence[str],
     page: PageRequest,
@@ -158,43 +191,18 @@ async def delivery_pages_of_endpoints(
 ) -> dict[str, Page[WebhookDelivery]]:
     """The same page of each endpoint's deliveries, newest first (what an admin looks at is
     the latest), in one statement."""
-    query = select(*DELIVERY_COLUMNS).where(webhook_deliveries.c.workspace_id == workspace_id)
-    if status is not None:
-        query = query.where(webhook_deliveries.c.status == status)
-    pages = await pages_per_parent(
-        connection,
-        query,
-        webhook_deliveries.c.endpoint_id,
-        webhook_deliveries.c.id,
-        endpoint_ids,
-        page,
-        newest_first=True,
-    )
-    return mapped_pages(
-        pages, lambda row: delivery_of(tuple(row[c.name] for c in DELIVERY_COLUMNS))
-    )
-
-
-def _delivery_of_mapping(row: RowMapping) -> WebhookDelivery:
-    return delivery_of(tuple(row[column.name] for column in DELIVERY_COLUMNS))
+    pages = _OF_ENDPOINTS[status is not None]
+    return await pages.fetch(db, endpoint_ids, page, **_status_parameters(workspace_id, status))
 
 
 async def count_deliveries_of_endpoints(
-    connection: AsyncConnection,
+    db: Database,
     workspace_id: str,
     endpoint_ids: Sequence[str],
     status: str | None = None,
 ) -> dict[str, int]:
-    conditions = [webhook_deliveries.c.workspace_id == workspace_id]
-    if status is not None:
-        conditions.append(webhook_deliveries.c.status == status)
-    return await counts_per_parent(
-        connection,
-        webhook_deliveries,
-        webhook_deliveries.c.endpoint_id,
-        endpoint_ids,
-        *conditions,
-    )
+    counts = _COUNT_OF_ENDPOINTS[status is not None]
+    return await counts.fetch(db, endpoint_ids, **_status_parameters(workspace_id, status))
 
 
 async def get_deliveries(

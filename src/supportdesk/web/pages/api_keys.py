@@ -37,11 +37,10 @@ async def key_list(page: Page) -> Response:
         request = PageRequest.of(PAGE_SIZE, after, cursors)
     except InvalidArgument:
         return redirect("/settings/api")
-    async with page.db.read() as connection:
-        listed = await api_keys.list_api_keys(connection, page.workspace_id, request)
-        owners = await machine_users.get_machine_users(
-            connection, page.workspace_id, sorted({key.machine_user_id for key in listed.items})
-        )
+    listed = await page.db.read_with(api_keys.list_api_keys, page.workspace_id, request)
+    owners = await machine_users.get_machine_users(
+        page.db, page.workspace_id, sorted({key.machine_user_id for key in listed.items})
+    )
     return page.render(
         "api_keys.html",
         section="api",
@@ -53,10 +52,7 @@ async def key_list(page: Page) -> Response:
 
 
 async def owner_of(page: Page, key: api_keys.ApiKey) -> machine_users.MachineUser | None:
-    async with page.db.read() as connection:
-        found = await machine_users.get_machine_users(
-            connection, page.workspace_id, [key.machine_user_id]
-        )
+    found = await machine_users.get_machine_users(page.db, page.workspace_id, [key.machine_user_id])
     return found.get(key.machine_user_id)
 
 

@@ -60,11 +60,9 @@ async def create_user(page: Page) -> Response:
 
 async def user_detail(page: Page) -> Response:
     user_id = str(page.request.path_params["user_id"])
-    async with page.db.read() as connection:
-        user = (
-            await machine_users.get_machine_users(connection, page.workspace_id, [user_id])
-        ).get(user_id)
-        keys = await api_keys.keys_of_machine_users(connection, page.workspace_id, [user_id])
+    users = await machine_users.get_machine_users(page.db, page.workspace_id, [user_id])
+    user = users.get(user_id)
+    keys = await page.db.read_with(api_keys.keys_of_machine_users, page.workspace_id, [user_id])
     if user is None:
         return page.problem(404, "Machine user not found", "There is no such machine user here.")
     return page.render(

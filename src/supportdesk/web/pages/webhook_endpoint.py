@@ -36,10 +36,9 @@ def _path(endpoint_id: str) -> str:
 async def _detail(
     page: Page, endpoint: WebhookEndpoint, error: str = "", status: int = 200
 ) -> Response:
-    async with page.db.read() as connection:
-        recent = await deliveries.delivery_pages_of_endpoints(
-            connection, page.workspace_id, [endpoint.id], PageRequest(RECENT_DELIVERIES, None)
-        )
+    recent = await deliveries.delivery_pages_of_endpoints(
+        page.db, page.workspace_id, [endpoint.id], PageRequest(RECENT_DELIVERIES, None)
+    )
     return page.render(
         "webhook.html",
         status,
