@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 import asyncpg
 import uvicorn
-from sqlalchemy import event
 
 from supportdesk.app import create_app
 from supportdesk.config import Settings
@@ -62,14 +61,9 @@ class StatementCounter:
     unconfined: list[str] = field(default_factory=list)
 
     def attach(self, db: Database) -> None:
-        for engine in db.engines:
-            event.listen(engine.sync_engine, "before_cursor_execute", self._seen)
-        db.direct.observers.append(self._seen_direct)
+        db.watch_statements(self._seen)
 
-    def _seen(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        self._seen_direct(statement)
-
-    def _seen_direct(self, statement: str) -> None:
+    def _seen(self, statement: str) -> None:
         self.count += 1
         self.statements.append(statement)
         if not is_confined(statement):

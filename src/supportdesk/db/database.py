@@ -13,9 +13,9 @@ The hottest reads skip SQLAlchemy's execution layer altogether: see `direct.py`.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
@@ -28,6 +28,16 @@ from supportdesk.db.reads import Read
 
 T = TypeVar("T")
 P = ParamSpec("P")
+
+
+class StatementSpans(Protocol):
+    """A span per statement: SQLAlchemy's cursor events, or a block around a direct read."""
+
+    def before(self, connection: Any, cursor: Any, statement: str, *rest: Any) -> None: ...
+    def after(self, connection: Any, cursor: Any, statement: str, *rest: Any) -> None: ...
+    def failed(self, context: Any) -> None: ...
+    def around(self, statement: str) -> AbstractContextManager[object]: ...
+
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -122,6 +132,25 @@ class Database:
         """The engines that own a pool (events and disposal go to these)."""
         shared = self.reader.sync_engine.pool is self.writer.sync_engine.pool
         return (self.writer,) if shared else (self.writer, self.reader)
+
+    def watch_statements(self, seen: Callable[[str], None]) -> None:
+        """Calls `seen(sql)` before every statement this database runs, on either path
+        (SQLAlchemy's engines and the direct reads)."""
+
+        def before(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            seen(statement)
+
+        for engine in self.engines:
+            event.listen(engine.sync_engine, "before_cursor_execute", before)
+        self.direct.observers.append(seen)
+
+    def trace_statements(self, spans: StatementSpans) -> None:
+        """Runs every statement inside its span, on either path."""
+        for engine in self.engines:
+            event.listen(engine.sync_engine, "before_cursor_execute", spans.before)
+            event.listen(engine.sync_engine, "after_cursor_execute", spans.after)
+            event.listen(engine.sync_engine, "handle_error", spans.failed)
+        self.direct.around = spans.around
 
     def watch_pools(self, moved: Callable[[str, int], None]) -> None:
         """Calls `moved(pool, 1)` when a connection leaves a pool and `moved(pool, -1)` when

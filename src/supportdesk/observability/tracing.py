@@ -25,7 +25,6 @@ except ImportError as error:  # pragma: no cover - depends on what is installed
         "OTEL_EXPORTER_OTLP_ENDPOINT is set, and traces need the otel extra:"
         " pip install 'supportdesk[otel]'"
     ) from error
-from sqlalchemy import event
 
 from supportdesk.db import Database
 
@@ -79,11 +78,7 @@ def mark_failed(span: Span) -> None:
 def trace_statements(database: Database, tracer: Tracer) -> StatementSpans:
     """From now on, every statement `database` runs has its span."""
     spans = StatementSpans(tracer, database.dialect)
-    for engine in database.engines:
-        event.listen(engine.sync_engine, "before_cursor_execute", spans.before)
-        event.listen(engine.sync_engine, "after_cursor_execute", spans.after)
-        event.listen(engine.sync_engine, "handle_error", spans.failed)
-    database.direct.around = spans.around
+    database.trace_statements(spans)
     return spans
 
 
