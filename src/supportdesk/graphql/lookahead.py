@@ -49,14 +49,3 @@ def subfield_arguments(info: Info, type_name: str, field_name: str) -> dict[str,
             return None
         arguments[argument.name.value] = value
     return arguments
-
-
-def selects(info: Info, *path: str) -> bool:
-    """Whether the query selects `path` (field names, e.g. "edges", "node", "requester")
-    directly under the field being resolved: no fragment or directive on the way."""
-    nodes: list[FieldNode] = list(info._raw_info.field_nodes)
-    for name in path:
-        nodes = _plain_selections(nodes, name)
-        if not nodes:
-            return False
-    return True
