@@ -1,5 +1,6 @@
-"""Pages and counts of child rows for many parents at once (DataLoader batches): one
-statement each, whatever the number of parents or the page size."""
+"""Batch reads for DataLoaders: rows by id, and pages and counts of child rows for many
+parents at once; one statement each, built once, whatever the number of ids or the page
+size."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from sqlalchemy import (
 )
 
 from supportdesk.db import Database
-from supportdesk.db.reads import Read, in_ids
+from supportdesk.db.reads import Read, in_ids, positional
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 
 T = TypeVar("T")
@@ -64,6 +65,22 @@ def page_parameters(parent_ids: Sequence[str], page: PageRequest, **more: Any) -
     if page.after:
         parameters["after"] = page.after
     return parameters
+
+
+class ById(Generic[T]):
+    """A workspace's rows of one table by id: `columns` are the table's, in the model's
+    field order, starting with `id`."""
+
+    def __init__(self, columns: Sequence[ColumnElement[Any]], model: Callable[..., T]) -> None:
+        table = columns[0].table
+        query = select(*columns).where(
+            table.c.workspace_id == bindparam("workspace_id"), in_ids(table.c.id, "ids")
+        )
+        self._read = Read(query, positional(model, columns))
+
+    async def fetch(self, db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, T]:
+        found = await db.fetch(self._read, workspace_id=workspace_id, ids=list(ids))
+        return {row.id: row for row in found}  # type: ignore[attr-defined]
 
 
 class ChildPages(Generic[T]):

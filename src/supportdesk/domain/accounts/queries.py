@@ -5,27 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db import Database, Read, in_ids, positional
+from supportdesk.db import Database
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
 from supportdesk.domain.matching import any_contains, cleaned_query
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import ById
 
-_ACCOUNTS = Read(
-    select(*ACCOUNT_COLUMNS).where(
-        accounts.c.workspace_id == bindparam("workspace_id"), in_ids(accounts.c.id, "ids")
-    ),
-    positional(Account, ACCOUNT_COLUMNS),
-)
+_ACCOUNTS = ById(ACCOUNT_COLUMNS, Account)
 
 
 async def get_accounts(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Account]:
     """Accounts by id, one statement for any number of them."""
-    found = await db.fetch(_ACCOUNTS, workspace_id=workspace_id, ids=list(ids))
-    return {account.id: account for account in found}
+    return await _ACCOUNTS.fetch(db, workspace_id, ids)
 
 
 def _filtered(query: Select[Any], workspace_id: str, where: AccountFilter) -> Select[Any]:

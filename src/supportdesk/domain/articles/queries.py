@@ -6,10 +6,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, func, or_, select
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db import Database, Read, in_ids, positional
+from supportdesk.db import Database
 from supportdesk.db.search import Search
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles.models import (
@@ -23,22 +23,17 @@ from supportdesk.domain.articles.models import (
 from supportdesk.domain.articles.search import ARTICLE_SEARCH, search_words
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import ById
 
 _NOT_OURS = "`after` is not a cursor of this list."
 
 
-_ARTICLES = Read(
-    select(*ARTICLE_COLUMNS).where(
-        articles.c.workspace_id == bindparam("workspace_id"), in_ids(articles.c.id, "ids")
-    ),
-    positional(Article, ARTICLE_COLUMNS),
-)
+_ARTICLES = ById(ARTICLE_COLUMNS, Article)
 
 
 async def get_articles(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Article]:
     """Articles by id, one statement for any number of them."""
-    found = await db.fetch(_ARTICLES, workspace_id=workspace_id, ids=list(ids))
-    return {article.id: article for article in found}
+    return await _ARTICLES.fetch(db, workspace_id, ids)
 
 
 def _status(where: ArticleFilter) -> str | None:

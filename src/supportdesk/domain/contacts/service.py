@@ -10,11 +10,12 @@ from typing import Any
 from sqlalchemy import Table, and_, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db import Database, Read, in_ids, positional
+from supportdesk.db import Database
 from supportdesk.db.conflicts import PerDialect
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id
+from supportdesk.domain.per_parent import ById
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,15 +124,9 @@ async def upsert_requester(
     return Requester(contact, created, not created and contact.updated_at == moment)
 
 
-_CONTACTS = Read(
-    select(*CONTACT_COLUMNS).where(
-        contacts.c.workspace_id == bindparam("workspace_id"), in_ids(contacts.c.id, "ids")
-    ),
-    positional(Contact, CONTACT_COLUMNS),
-)
+_CONTACTS = ById(CONTACT_COLUMNS, Contact)
 
 
 async def get_contacts(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Contact]:
     """Contacts by id, one statement for any number of them."""
-    found = await db.fetch(_CONTACTS, workspace_id=workspace_id, ids=list(ids))
-    return {contact.id: contact for contact in found}
+    return await _CONTACTS.fetch(db, workspace_id, ids)

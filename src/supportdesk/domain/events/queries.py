@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, bindparam, func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db import Database, Read, in_ids, positional
+from supportdesk.db import Database
 from supportdesk.db.tables import events, workspaces
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.events.log import EVENT_COLUMNS, Event
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import ById
 
 
 def cursor_key(event: Event) -> str:
@@ -86,15 +87,9 @@ async def check_still_kept(
         )
 
 
-_EVENTS = Read(
-    select(*EVENT_COLUMNS).where(
-        events.c.workspace_id == bindparam("workspace_id"), in_ids(events.c.id, "ids")
-    ),
-    positional(Event, EVENT_COLUMNS),
-)
+_EVENTS = ById(EVENT_COLUMNS, Event)
 
 
 async def get_events(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Event]:
     """Events by id, one statement for any number of them."""
-    found = await db.fetch(_EVENTS, workspace_id=workspace_id, ids=list(ids))
-    return {event.id: event for event in found}
+    return await _EVENTS.fetch(db, workspace_id, ids)

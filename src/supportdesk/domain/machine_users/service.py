@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from supportdesk.db import Database, Read, in_ids, positional
+from supportdesk.db import Database
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import machine_users
 from supportdesk.domain import audit
@@ -19,6 +19,7 @@ from supportdesk.domain.errors import DomainError, ErrorCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import ById
 from supportdesk.domain.validation import Validator
 
 MANAGED_NAME = "Workspace API"
@@ -205,21 +206,14 @@ async def list_machine_users(
     return page_of([MachineUser(**row) for row in rows], page.first)
 
 
-_MACHINE_USERS = Read(
-    select(*_COLUMNS).where(
-        machine_users.c.workspace_id == bindparam("workspace_id"),
-        in_ids(machine_users.c.id, "ids"),
-    ),
-    positional(MachineUser, _COLUMNS),
-)
+_MACHINE_USERS = ById(_COLUMNS, MachineUser)
 
 
 async def get_machine_users(
     db: Database, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, MachineUser]:
     """Machine users by id, one statement for any number of them."""
-    found = await db.fetch(_MACHINE_USERS, workspace_id=workspace_id, ids=list(ids))
-    return {user.id: user for user in found}
+    return await _MACHINE_USERS.fetch(db, workspace_id, ids)
 
 
 async def managed_machine_user(connection: AsyncConnection, workspace_id: str) -> MachineUser:
