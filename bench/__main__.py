@@ -1,5 +1,5 @@
 """`python -m bench [--quick] [--backend sqlite|postgresql] ...`, `python -m bench profile` and
-`python -m bench instructions [--only issue,...]`."""
+`python -m bench instructions [--only issue,...] [--record]`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "(default 50,100)",
     )
     parser.add_argument("--profile-seconds", type=int, default=10)
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="instructions: record the counts as the baseline (docs/bench/instructions.json)",
+    )
     return parser.parse_args(argv)
 
 
@@ -59,10 +64,13 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     options = options_of(args)
     if args.command == "instructions":
-        from bench.instructions import instructions
+        from bench.instructions import above_baseline, instructions
 
-        instructions(options)
-        return 0
+        found = instructions(options, record=args.record)
+        above = [] if args.record else above_baseline(found)
+        if above:
+            print(f"above the baseline: {', '.join(above)}")
+        return 1 if above else 0
     if args.command == "profile":
         from bench.profile import profile
 

@@ -7,6 +7,10 @@ driven with ASGI calls (no socket, no uvicorn), against the bench's PostgreSQL d
 valgrind counts every instruction of the process, so two runs of different lengths are
 taken and their difference divided by the extra requests: start-up and warm-up cancel out.
 
+Each count is printed beside its baseline in docs/bench/instructions.json (the counts of
+the code before a change, recorded with `--record`), and any above it by more than the
+counts' own repeatability is flagged: the command then exits with status 1.
+
 The driver half of this module runs inside valgrind: `python -m bench.instructions FILE N`.
 """
 
@@ -15,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +34,11 @@ from typing import Any
 from bench.run import Options, prepare, scenarios_for
 from bench.seed import QUICK
 from bench.servers import ROOT, bench_env
+
+BASELINE = ROOT / "docs" / "bench" / "instructions.json"
+# Two runs of the same code differ by less than this (key and issue ids drawn afresh, the
+# database's state); a count further above its baseline is a change of our code.
+TOLERANCE = 0.005
 
 WARM_UP = 100
 SHORT, LONG = 50, 250
@@ -101,20 +112,22 @@ def _collected(spec_file: Path, requests: int, valgrind: str) -> int:
     return int(found.group(1))
 
 
-def instructions(options: Options) -> dict[str, int]:
-    """Instructions per request of each scenario ours answers (PostgreSQL)."""
+def instructions(options: Options, record: bool = False) -> dict[str, int]:
+    """Instructions per request of each scenario ours answers (PostgreSQL), each printed
+    beside its baseline; with `record`, they become the baseline."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("valgrind is missing: apt-get install valgrind")
     url = options.database_url("postgresql")
     options = replace(options, plan=QUICK)  # no 100k-issue workspace needed
     load = asyncio.run(prepare("postgresql", url, options))
+    baseline = read_baseline()
     found: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="supportdesk-instructions-") as folder:
         for scenario in scenarios_for(load, options):
             ours = scenario.servers.get("ours")
-            if ours is None or scenario.group in ("workspaces", "webhooks"):
-                continue
+            if ours is None or scenario.group in ("workspaces", "webhooks", "metrics"):
+                continue  # the metrics scenario's `ours` is `issue` again
             spec_file = Path(folder) / f"{scenario.key}.json"
             spec = {
                 "url": url,
@@ -127,8 +140,55 @@ def instructions(options: Options) -> dict[str, int]:
                 long_run = runs.submit(_collected, spec_file, WARM_UP + LONG, valgrind)
                 short, long = short_run.result(), long_run.result()
             found[scenario.key] = (long - short) // (LONG - SHORT)
-            print(f"  {scenario.label}: {found[scenario.key]:,} instructions per request")
+            print(
+                f"  {scenario.label}: {compared(found[scenario.key], baseline.get(scenario.key))}"
+            )
+    if record:
+        write_baseline({**baseline, **found})
+        print(f"recorded as the baseline in {BASELINE.relative_to(ROOT)}")
     return found
+
+
+def above_baseline(found: dict[str, int]) -> list[str]:
+    """The scenarios whose count is above the baseline's by more than TOLERANCE."""
+    baseline = read_baseline()
+    return [key for key, count in found.items() if _above(count, baseline.get(key))]
+
+
+def _above(count: int, base: int | None) -> bool:
+    return base is not None and count > base * (1 + TOLERANCE)
+
+
+def compared(count: int, base: int | None) -> str:
+    """A count beside its baseline, flagged when above it by more than TOLERANCE."""
+    text = f"{count:,} instructions per request"
+    if base is None:
+        return text + " (no baseline)"
+    verdict = "  ABOVE THE BASELINE" if _above(count, base) else ""
+    return f"{text}, baseline {base:,} ({count / base - 1:+.2%}){verdict}"
+
+
+def read_baseline() -> dict[str, int]:
+    if not BASELINE.exists():
+        return {}
+    counts: dict[str, int] = json.loads(BASELINE.read_text())["instructions_per_request"]
+    return counts
+
+
+def write_baseline(counts: dict[str, int]) -> None:
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    recorded = {
+        "about": "make bench-instructions: CPU instructions per request of ours on PostgreSQL "
+        "at `commit`, counted by callgrind (bench/instructions.py); later counts are printed "
+        f"beside these, and one more than {TOLERANCE:.1%} above fails the command.",
+        "recorded": time.strftime("%Y-%m-%d"),
+        "commit": commit,
+        "python": platform.python_version(),
+        "instructions_per_request": counts,
+    }
+    BASELINE.write_text(json.dumps(recorded, indent=2) + "\n")
 
 
 if __name__ == "__main__":
