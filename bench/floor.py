@@ -33,6 +33,8 @@ EMAIL = re.compile(
     r"\A[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z"
 )
 PRIORITIES = ("low", "normal", "high", "urgent")
+# `IssueSimple` asks for messages(first: 20) and no page info: 20 rows are all it needs.
+SIMPLE_PAGE = 20
 
 # The product's statements, in each driver's parameter style.
 KEY_LOOKUP = (
@@ -219,6 +221,13 @@ class PostgresFloor:
         thread = await con.fetch(THREAD, key["workspace_id"], issue_id, first + 1)
         return issue_with_thread(row, thread, first)
 
+    async def simple_issue(self, con: Any, key: Any, issue_id: str) -> dict[str, Any] | None:
+        row = await con.fetchrow(ONE_ISSUE, key["workspace_id"], issue_id)
+        if row is None:
+            return None
+        thread = await con.fetch(THREAD, key["workspace_id"], issue_id, SIMPLE_PAGE)
+        return simple_issue_with_thread(row, thread)
+
     async def issues(self, con: Any, key: Any, first: int) -> dict[str, Any]:
         rows = await con.fetch(ISSUE_PAGE, key["workspace_id"], first + 1)
         ids = sorted({row["requester_id"] for row in rows[:first]})
@@ -332,6 +341,14 @@ class SqliteFloor:
         thread = con.execute(qmarks(THREAD), (key["workspace_id"], issue_id, first + 1)).fetchall()
         return issue_with_thread(row, thread, first)
 
+    async def simple_issue(self, con: Any, key: Any, issue_id: str) -> dict[str, Any] | None:
+        row = con.execute(qmarks(ONE_ISSUE), (key["workspace_id"], issue_id)).fetchone()
+        if row is None:
+            return None
+        values = (key["workspace_id"], issue_id, SIMPLE_PAGE)
+        thread = con.execute(qmarks(THREAD), values).fetchall()
+        return simple_issue_with_thread(row, thread)
+
     async def issues(self, con: Any, key: Any, first: int) -> dict[str, Any]:
         rows = con.execute(qmarks(ISSUE_PAGE), (key["workspace_id"], first + 1)).fetchall()
         ids = sorted({row["requester_id"] for row in rows[:first]})
@@ -437,6 +454,21 @@ def issue_with_thread(row: Any, thread: list[Any], first: int) -> dict[str, Any]
     return {**issue_json(row), "messages": messages}
 
 
+def simple_issue_with_thread(row: Any, thread: list[Any]) -> dict[str, Any]:
+    """The like-for-like shape: no cursors, page info or count."""
+    edges = [
+        {
+            "node": {
+                "senderName": m["sender_name"],
+                "body": m["body"],
+                "createdAt": iso(m["created_at"]),
+            }
+        }
+        for m in thread
+    ]
+    return {**issue_json(row), "messages": {"edges": edges}}
+
+
 def issue_page(
     rows: list[Any], contacts: list[Any], first: int, workspace_id: str
 ) -> dict[str, Any]:
@@ -511,6 +543,8 @@ async def operate(backend: Backend, secret_hash: str, payload: dict[str, Any]) -
         if name == "Issue":
             found = await backend.issue(con, key, variables["id"], variables.get("first", 25))
             return {"issue": found}
+        if name == "IssueSimple":
+            return {"issue": await backend.simple_issue(con, key, variables["id"])}
         if name == "Issues":
             return {"issues": await backend.issues(con, key, variables.get("first", 25))}
         if name == "ApiInfo":

@@ -38,6 +38,7 @@ RESULTS = BENCH / "results"
 DATA = BENCH / ".data"
 QUICK_SCENARIOS = (
     "issue",
+    "issue-simple",
     "createIssue",
     "apiInfo",
     "messages-1",
@@ -193,11 +194,11 @@ def _first_difference(floor: Any, ours: Any, path: str = "") -> str:
 
 
 def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
-    """Every server (name -> base URL) answers every scenario without errors, and the
-    floor's reads answer exactly the data ours answers."""
+    """Every server (name -> base URL) answers every scenario without errors, the floor's
+    reads answer exactly the data ours answers, and PostGraphile's issue as many messages."""
     for scenario in scenarios:
         for name, requests in scenario.servers.items():
-            for body in requests.bodies[:2]:
+            for index, body in enumerate(requests.bodies[:2]):
                 answer = _answer(name, urls[name], scenario, body)
                 if name == "floor" and not scenario.writes:
                     ours_answer = _answer("ours", urls["ours"], scenario, body)
@@ -209,9 +210,15 @@ def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
                 if scenario.key == "articleSearch" and not answer["data"]["articles"]["edges"]:
                     raise RuntimeError("the article search found nothing in the seeded articles")
                 if name == "postgraphile" and scenario.root == "issue":
-                    messages = answer["data"]["issue"]["messages"]
-                    if messages["totalCount"] < 1 or not messages["edges"]:
-                        raise RuntimeError("PostGraphile found no thread")
+                    ours_body = scenario.servers["ours"].bodies[index]  # the same issue
+                    _same_thread(answer, _answer("ours", urls["ours"], scenario, ours_body))
+
+
+def _same_thread(postgraphile: dict[str, Any], ours: dict[str, Any]) -> None:
+    """PostGraphile's page of the thread is as long as ours, and not empty."""
+    theirs = postgraphile["data"]["issue"]["messages"]["edges"]
+    if not theirs or len(theirs) != len(ours["data"]["issue"]["messages"]["edges"]):
+        raise RuntimeError(f"PostGraphile answered {len(theirs)} messages, ours another number")
 
 
 def seconds_for(scenario: Scenario, options: Options) -> int:

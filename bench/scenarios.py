@@ -52,6 +52,15 @@ REPLY_TO_ISSUE = """mutation ReplyToIssue($input: ReplyToIssueInput!) {
   }
 }"""
 
+# The like-for-like shape: the same issue fields and the simplest page of its thread, with
+# no cursors, page info or counts, so that neither side computes what the other does not.
+ISSUE_SIMPLE = """query IssueSimple($id: ID!) {
+  issue(id: $id) {
+    id ticketNumber subject status priority createdAt updatedAt messageCount
+    messages(first: 20) { edges { node { senderName body createdAt } } }
+  }
+}"""
+
 API_INFO = "query ApiInfo { apiInfo }"
 
 # PostGraphile's shape of the same reads: the Amber preset names the `id` column `rowId`
@@ -63,6 +72,15 @@ PG_ISSUE = """query Issue($workspaceId: String!, $id: String!, $first: Int!) {
       totalCount
       edges { cursor node { id: rowId senderName body createdAt } }
       pageInfo { hasNextPage endCursor }
+    }
+  }
+}"""
+
+PG_ISSUE_SIMPLE = """query IssueSimple($workspaceId: String!, $id: String!) {
+  issue: issueByWorkspaceIdAndRowId(workspaceId: $workspaceId, rowId: $id) {
+    id: rowId ticketNumber subject status priority createdAt updatedAt messageCount
+    messages: messagesByWorkspaceIdAndIssueId(first: 20, orderBy: ROW_ID_ASC) {
+      edges { node { senderName body createdAt } }
     }
   }
 }"""
@@ -153,6 +171,24 @@ def _issue_requests(
     return servers
 
 
+def _simple_issue_requests(load: Workload, pg: bool) -> dict[str, Requests]:
+    """The like-for-like `issue`: ISSUE_SIMPLE on ours and the floor, PG_ISSUE_SIMPLE on
+    PostGraphile, over the same issues as the full `issue` scenario."""
+    main = load.main_workspace
+    ids = load.issue_ids[main]
+    ours = Requests([body(ISSUE_SIMPLE, "IssueSimple", {"id": i}) for i in ids], load.bearer(main))
+    servers = {"ours": ours, "floor": ours}
+    if pg:
+        workspace_id = load.workspace_ids[main]
+        servers["postgraphile"] = Requests(
+            [
+                body(PG_ISSUE_SIMPLE, "IssueSimple", {"workspaceId": workspace_id, "id": i})
+                for i in ids
+            ]
+        )
+    return servers
+
+
 def create_issue_requests(load: Workload, workspace: str) -> Requests:
     """createIssue bodies: 500 requesters at 40 companies, so the first pass creates
     contacts and later ones find them."""
@@ -188,7 +224,14 @@ def operations(load: Workload, postgraphile: bool) -> list[Scenario]:
             "operations",
             _issue_requests(load, main, load.issue_ids[main], 20, pg),
             root="issue",
-        )
+        ),
+        Scenario(
+            "issue-simple",
+            "issue, like-for-like shape",
+            "operations",
+            _simple_issue_requests(load, pg),
+            root="issue",
+        ),
     ]
     issues = {"ours": Requests([body(ISSUES, "Issues", {"first": 50})], load.bearer(main))}
     issues["floor"] = issues["ours"]
