@@ -308,7 +308,8 @@ def start_servers(backend: str, url: str, options: Options, log_folder: Path) ->
         if backend == "postgresql" and options.postgraphile:
             node = tools.ensure_postgraphile()
             dsn = seed.asyncpg_dsn(url)
-            servers["postgraphile"] = postgraphile(dsn, node, tools.TOOLS).start(log_folder)
+            pgl = postgraphile(dsn, node, tools.TOOLS, options.workers)
+            servers["postgraphile"] = pgl.start(log_folder)
     except BaseException:
         for server in servers.values():
             server.stop()

@@ -2,7 +2,8 @@
 
 - ours: `supportdesk serve --workers N` (uvicorn, uvloop, httptools; N = cores);
 - the floor: `python -m bench.floor` with the same uvicorn settings;
-- PostGraphile 5 on Node 22, from bench/.tools/ (see `tools.py`);
+- PostGraphile 5 on Node 22, from bench/.tools/ (see `tools.py`), on as many Node processes
+  as ours has workers (`graphile.cluster.mjs`);
 - for the webhook figures: the receiver (`bench/receiver.py`), and `supportdesk dispatch`
   beside a `serve` whose own dispatcher is off.
 
@@ -237,16 +238,30 @@ def floor(database_url: str, workers: int) -> Server:
     return Server("floor", command, port, env=bench_env())
 
 
-def postgraphile(dsn: str, node: Path, tools: Path) -> Server:
+# What bench/graphile.cluster.mjs prints once every worker listens.
+POSTGRAPHILE_READY = "postgraphile workers listening"
+
+
+def postgraphile(dsn: str, node: Path, tools: Path, workers: int) -> Server:
+    """PostGraphile on `workers` Node processes (node:cluster), as many as ours runs."""
     port = free_port()
-    shutil.copy(BENCH / "graphile.config.mjs", tools / "graphile.config.mjs")
-    command = [str(node), str(tools / "node_modules/postgraphile/dist/cli-run.js")]
-    command += ["-C", str(tools / "graphile.config.mjs")]
+    for script in ("graphile.config.mjs", "graphile.cluster.mjs"):
+        shutil.copy(BENCH / script, tools / script)
+    command = [str(node), str(tools / "graphile.cluster.mjs")]
     env = {
         "BENCH_PG_URL": dsn,
         "BENCH_PORT": str(port),
-        "BENCH_POOL_SIZE": "10",
+        "BENCH_POOL_SIZE": "10",  # per worker, as SUPPORTDESK_DB_POOL_SIZE for each of ours
+        "BENCH_WORKERS": str(workers),
         "NODE_ENV": "production",
         "GRAPHILE_ENV": "production",
     }
-    return Server("postgraphile", command, port, env=env, cwd=tools, ready_path="/graphql")
+    return Server(
+        "postgraphile",
+        command,
+        port,
+        env=env,
+        cwd=tools,
+        ready_path=None,
+        ready_text=POSTGRAPHILE_READY,
+    )
