@@ -1,6 +1,7 @@
 // PostGraphile 5 for the benchmark: the Amber preset over supportdesk's tables, read-only
 // use (the bench sends it queries only). Copied next to node_modules in bench/.tools/ and
-// started by bench/servers.py with BENCH_PG_URL, BENCH_PORT and BENCH_POOL_SIZE set.
+// loaded by each worker of graphile.cluster.mjs, which bench/servers.py starts with
+// BENCH_PG_URL, BENCH_PORT, BENCH_POOL_SIZE and BENCH_WORKERS set.
 import { PostGraphileAmberPreset } from "postgraphile/presets/amber";
 import { makePgService } from "postgraphile/adaptors/pg";
 
