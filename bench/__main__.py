@@ -15,13 +15,24 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "command", nargs="?", default="run", choices=["run", "profile", "instructions"]
     )
-    parser.add_argument("--quick", action="store_true", help="short runs, no 100k workspace")
+    parser.add_argument(
+        "--quick", action="store_true", help="one round, fewer scenarios, no 100k workspace"
+    )
     parser.add_argument(
         "--backend", action="append", choices=["sqlite", "postgresql"], help="repeatable"
     )
-    parser.add_argument("--seconds", type=int, help="length of one measured wrk run")
+    parser.add_argument(
+        "--seconds",
+        type=int,
+        help="length of one measured wrk run (5; under 5, no PostGraphile ratio)",
+    )
     parser.add_argument("--rounds", type=int, help="alternating rounds (medians over them)")
-    parser.add_argument("--warmup", type=int, help="seconds of unmeasured load per server first")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        help="seconds of unmeasured load per server and document first "
+        "(10; under 10, no PostGraphile ratio)",
+    )
     parser.add_argument("--connections", type=int)
     parser.add_argument("--workers", type=int, help="server processes (default: cores)")
     parser.add_argument("--no-postgraphile", action="store_true")

@@ -13,6 +13,14 @@ from pathlib import Path
 from bench.scenarios import Requests
 from bench.servers import Server, cpu_seconds, postgres_pids
 
+# Fair to every server, PostGraphile's V8 above all (its CPU per request falls about
+# threefold over its first seconds of load): each server is warmed with each document it
+# is sent for WARM_UP_SECONDS before any measured round, and no round is shorter than
+# ROUND_SECONDS. A run that skimps on either (--warmup, --seconds) reports no ratio to
+# PostGraphile.
+WARM_UP_SECONDS = 10
+ROUND_SECONDS = 5
+
 LUA = r"""
 local requests = {}
 local count = 0
