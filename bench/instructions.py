@@ -6,6 +6,10 @@ to our own code (`make bench` stays the measure of speed). The application runs 
 driven with ASGI calls (no socket, no uvicorn), against the bench's PostgreSQL database;
 valgrind counts every instruction of the process, so two runs of different lengths are
 taken and their difference divided by the extra requests: start-up and warm-up cancel out.
+What would not cancel out is kept out: each run sends a key of its own (a key's lastUsedAt
+is written on its first use and then at most once a minute, so with one key shared, one
+run would write it and the other not, depending on the clock), and both run with the same
+hash seed (the layout of dicts and sets, and so the start-up's count, stays the same).
 
 Each count is printed beside its baseline in docs/bench/instructions.json (the counts of
 the code before a change, recorded with `--record`), and any above it by more than the
@@ -31,13 +35,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench import seed
 from bench.run import Options, prepare, scenarios_for
+from bench.scenarios import Requests, Workload
 from bench.seed import QUICK
 from bench.servers import ROOT, bench_env
 
 BASELINE = ROOT / "docs" / "bench" / "instructions.json"
-# Two runs of the same code differ by less than this (key and issue ids drawn afresh, the
-# database's state); a count further above its baseline is a change of our code.
+# Two runs of the same code differ by less than this (the database's state, the rows new
+# since); a count further above its baseline is a change of our code.
 TOLERANCE = 0.005
 
 WARM_UP = 100
@@ -104,12 +110,26 @@ def _collected(spec_file: Path, requests: int, valgrind: str) -> int:
         *(valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"),
         *(sys.executable, "-m", "bench.instructions", str(spec_file), str(requests)),
     ]
-    env = {**os.environ, **bench_env()}
+    env = {**os.environ, **bench_env(), "PYTHONHASHSEED": "0"}
     finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     found = _COLLECTED.search(finished.stderr)
     if finished.returncode != 0 or found is None:
         raise RuntimeError(f"callgrind run failed:\n{finished.stderr[-2000:]}")
     return int(found.group(1))
+
+
+def _spec_file(path: Path, url: str, load: Workload, ours: Requests) -> Path:
+    """What one run sends: our bodies, with a key of the same workspace made for the run."""
+    workspace = next(name for name in load.keys if load.bearer(name) == ours.authorization)
+    key = asyncio.run(seed.new_key(url, load.workspace_ids[workspace]))
+    fresh = replace(ours, authorization=f"Bearer {key}")
+    spec = {
+        "url": url,
+        "headers": [(k.lower(), v) for k, v in fresh.headers.items()],
+        "bodies": [body.decode() for body in fresh.bodies],
+    }
+    path.write_text(json.dumps(spec))
+    return path
 
 
 def instructions(options: Options, record: bool = False) -> dict[str, int]:
@@ -128,16 +148,13 @@ def instructions(options: Options, record: bool = False) -> dict[str, int]:
             ours = scenario.servers.get("ours")
             if ours is None or scenario.group in ("workspaces", "webhooks", "metrics"):
                 continue  # the metrics scenario's `ours` is `issue` again
-            spec_file = Path(folder) / f"{scenario.key}.json"
-            spec = {
-                "url": url,
-                "headers": [(k.lower(), v) for k, v in ours.headers.items()],
-                "bodies": [body.decode() for body in ours.bodies],
-            }
-            spec_file.write_text(json.dumps(spec))
+            short_spec, long_spec = (
+                _spec_file(Path(folder) / f"{scenario.key}-{length}.json", url, load, ours)
+                for length in ("short", "long")
+            )
             with ThreadPoolExecutor(2) as runs:  # one run per core
-                short_run = runs.submit(_collected, spec_file, WARM_UP + SHORT, valgrind)
-                long_run = runs.submit(_collected, spec_file, WARM_UP + LONG, valgrind)
+                short_run = runs.submit(_collected, short_spec, WARM_UP + SHORT, valgrind)
+                long_run = runs.submit(_collected, long_spec, WARM_UP + LONG, valgrind)
                 short, long = short_run.result(), long_run.result()
             found[scenario.key] = (long - short) // (LONG - SHORT)
             print(
