@@ -194,7 +194,7 @@ class Database:
         """`read(connection, ...)` on a read connection of its own: for the reads whose
         statement is built per call (a filtered list, its count). Callers above the
         domain name the read; they never hold a connection."""
-        async with self.reader.connect() as connection:
+        async with self.read() as connection:
             return await read(connection, *arguments, **keywords)
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:

@@ -349,8 +349,15 @@ async def keys_of_machine_users(
     return grouped
 
 
+_SCOPES = [column.name for column in _COLUMNS].index("scopes")
+
+
 def _from_tuple(row: Sequence[object]) -> ApiKey:
-    return _from_row(dict(zip(_FIELDS, row, strict=False)))  # type: ignore[arg-type]
+    """A key from a row of `_COLUMNS` (the key's fields, in order); its scopes are stored
+    as one spaced string."""
+    values = list(row[: len(_COLUMNS)])
+    values[_SCOPES] = tuple(str(values[_SCOPES]).split())
+    return ApiKey(*values)  # type: ignore[arg-type]
 
 
 _IN_WORKSPACE = api_keys.c.workspace_id == bindparam("workspace_id")
