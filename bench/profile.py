@@ -1,4 +1,5 @@
-"""`python -m bench profile`: where our server's CPU goes, per scenario, on PostgreSQL.
+"""`python -m bench profile`: where our server's CPU goes, per scenario, on PostgreSQL (or
+on the first `--backend` given).
 
 py-spy records the running server (one worker, so one process to sample) while wrk drives
 one scenario; the collapsed stacks are then summed by package (self time) and by function
@@ -33,6 +34,7 @@ from bench.servers import Server, dispatcher, ours, receiver
 # `supportdesk dispatch` delivers alone: the profile is of the dispatch process.
 DISPATCH = "supportdesk-dispatch"
 DISPATCH_RATE = 100.0
+BACKEND_NAMES = {"postgresql": "PostgreSQL", "sqlite": "SQLite"}
 SCENARIOS = ("issue", "createIssue", webhooks.SCENARIO, DISPATCH)
 FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*)(?::\d+)?\)$")
 PACKAGES = (
@@ -178,9 +180,10 @@ def profile(options: Options, seconds: int) -> None:
     py_spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if py_spy is None:
         raise SystemExit("py-spy is missing: pip install -e '.[bench]'")
-    url = options.database_url("postgresql")
+    backend = options.backends[0] if options.backends else "postgresql"
+    url = options.database_url(backend)
     options = replace(options, plan=QUICK)  # the profile needs no 100k-issue workspace
-    load = asyncio.run(prepare("postgresql", url, options))
+    load = asyncio.run(prepare(backend, url, options))
     found = {s.key: s.servers["ours"] for s in operations(load, postgraphile=False)}
     for scenario in webhook_cost(load):
         found[scenario.key] = found[DISPATCH] = scenario.servers[WITH_ENDPOINT]
@@ -204,7 +207,7 @@ def profile(options: Options, seconds: int) -> None:
             recorder = _record(py_spy, server.pids()[0], seconds, raw)
             figures = _while_recording(recorder, driver, server, key, requests, seconds)
             heading = (
-                f"profile of {key} (ours, PostgreSQL, 1 worker): {figures.rps:,.0f} req/s, "
+                f"profile of {key} (ours, {BACKEND_NAMES[backend]}, 1 worker): {figures.rps:,.0f} req/s, "
                 f"{figures.cpu_us_per_request:,.0f} µs CPU per request (py-spy attached)"
             )
             _report(folder, key, heading, raw, figures.cpu_us_per_request, "request")

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 import click
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.migrate import upgrade
 from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.errors import DomainError, InvalidArgument
@@ -66,7 +66,7 @@ def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
         return asyncio.run(main())
 
 
-async def _require_workspace(connection: AsyncConnection, workspace_id: str) -> None:
+async def _require_workspace(connection: Connection, workspace_id: str) -> None:
     """A mistyped workspace id gets a clear answer, not an empty list."""
     try:
         await get_workspace(connection, workspace_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import bindparam, select
 
-from supportdesk.db import Read, fetch_in, in_ids
+from supportdesk.db import Read, in_ids
 from supportdesk.db.tables import issues
 from tests.conftest import WorkspaceFixture
 from tests.graphql.issues.helpers import new_issue
@@ -30,7 +30,7 @@ def test_one_statement_reads_none_one_or_many_ids_on_either_path(
     async def both(ids: list[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         direct = await db.fetch(SUBJECTS, workspace_id=workspace.id, ids=ids)
         async with db.transaction() as connection:
-            inside = await fetch_in(connection, SUBJECTS, workspace_id=workspace.id, ids=ids)
+            inside = await connection.fetch(SUBJECTS, workspace_id=workspace.id, ids=ids)
         return direct, inside
 
     counter.reset()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select, text
 
-from supportdesk.db import Database, Read, fetch_in
+from supportdesk.db import Database, Read
 from supportdesk.db.search import SearchEntry, SearchField, SearchIndex, words_param
 
 metadata = MetaData()
@@ -236,8 +236,8 @@ def test_texts_handed_over_by_the_writer_one_read_on_both_paths(empty_database: 
         answers["third message"] = await db.fetch(THREADS_BY_WORDS, words=["toner", "printers"])
         answers["subject first"] = await db.fetch(THREADS_BY_WORDS, words=["printer"])
         async with db.transaction() as connection:
-            answers["in a transaction"] = await fetch_in(
-                connection, THREADS_BY_WORDS, words=["printer"]
+            answers["in a transaction"] = await connection.fetch(
+                THREADS_BY_WORDS, words=["printer"]
             )
             old = SearchEntry(rowids[0], (WS, "t_printer"), ("Printer broken", " ".join(thread)))
             new = SearchEntry(

@@ -110,7 +110,7 @@ class LoginThrottle:
                     login_failures.c.failed_at > at - self.limits.window,
                 )
             )
-        return failures == self.limits.per_email
+        return bool(failures == self.limits.per_email)
 
     async def succeeded(self, email: str, address: str | None) -> None:
         """A right password clears the e-mail's count and the pair's; the address keeps its

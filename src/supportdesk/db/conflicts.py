@@ -9,7 +9,8 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.connection import Connection
 
 T = TypeVar("T")
 
@@ -19,7 +20,7 @@ _INSERTS: dict[str, Callable[[Table], Any]] = {
 }
 
 
-def insert_on(connection: AsyncConnection, table: Table) -> Any:
+def insert_on(connection: Connection, table: Table) -> Any:
     """An INSERT into `table` for the connection's backend, with `on_conflict_do_nothing`
     and `on_conflict_do_update` (both backends accept the same arguments for these)."""
     return _INSERTS[connection.dialect.name](table)
@@ -32,5 +33,5 @@ class PerDialect(Generic[T]):
     def __init__(self, build: Callable[[Callable[[Table], Any]], T]) -> None:
         self._built = {name: build(insert) for name, insert in _INSERTS.items()}
 
-    def on(self, connection: AsyncConnection) -> T:
+    def on(self, connection: Connection) -> T:
         return self._built[connection.dialect.name]

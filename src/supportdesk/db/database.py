@@ -2,26 +2,34 @@
 
 SQLite allows one writer at a time: writes go through a one-connection engine whose
 transactions start with BEGIN IMMEDIATE, so concurrent writers queue instead of failing
-half-way, while reads use a pool of their own and see a WAL snapshot. PostgreSQL uses one
-pooled engine for both.
+half-way, while reads use a pool of their own and see a WAL snapshot. Both run on the event
+loop's thread (`connection.py`): the wait for a connection and for the write lock is an
+asynchronous one, so the loop never blocks on either. PostgreSQL uses one pooled engine for
+both.
 
 Reads run in autocommit on both: each statement sees the latest committed state, and on
 PostgreSQL a read is one round trip instead of three (BEGIN, the statement, ROLLBACK).
-The hottest reads skip SQLAlchemy's execution layer altogether: see `direct.py`.
+The hottest reads and writes skip SQLAlchemy's execution layer altogether: see `direct.py`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from sqlalchemy import event, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import AsyncAdaptedQueuePool
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import QueuePool
 
+from supportdesk.db import deadline
+from supportdesk.db.connection import Connection, InlineConnection, PooledConnection
 from supportdesk.db.direct import DirectReads, PostgresReader, SqliteReader
 from supportdesk.db.outbox import take_mark
 from supportdesk.db.reads import Read
@@ -47,31 +55,54 @@ SQLITE_PRAGMAS = (
 )
 
 
-def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> AsyncEngine:
-    engine = create_async_engine(
-        url,
-        poolclass=AsyncAdaptedQueuePool,
+# How long a writer waits for another process's write lock before it gives up, as the
+# readers' busy_timeout does; the writer waits asynchronously, a step at a time.
+SQLITE_WRITE_WAIT = 10.0
+_WRITE_STEPS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02)
+
+
+def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> Engine:
+    # pysqlite, not aiosqlite: the statements run on the calling thread (connection.py).
+    engine = create_engine(
+        make_url(url).set(drivername="sqlite+pysqlite"),
+        poolclass=QueuePool,
         pool_size=pool_size,
         max_overflow=0,
         hide_parameters=True,
+        connect_args={"check_same_thread": False},
     )
 
-    @event.listens_for(engine.sync_engine, "connect")
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take transaction control away from the driver so BEGIN is ours to choose.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         for pragma in SQLITE_PRAGMAS:
             cursor.execute(pragma)
+        dbapi_connection.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
+        if begin is not None:
+            # BEGIN IMMEDIATE answers "locked" at once instead of blocking the event loop;
+            # Database.transaction waits and tries again.
+            cursor.execute("PRAGMA busy_timeout=0")
         cursor.close()
 
     if begin is not None:
 
-        @event.listens_for(engine.sync_engine, "begin")
+        @event.listens_for(engine, "begin")
         def _on_begin(connection: Any) -> None:
             connection.exec_driver_sql(begin)
 
     return engine
+
+
+class _Turns(threading.local):
+    """Per thread (so per event loop): the writer's lock and the readers' slots. A
+    connection is taken from its pool only once a turn is held, so the pool's own
+    (blocking) wait is never reached."""
+
+    def __init__(self, readers: int) -> None:
+        self.write = asyncio.Lock()
+        self.read = asyncio.Semaphore(readers)
 
 
 class Database:
@@ -83,11 +114,14 @@ class Database:
         # The pools are sized from these very numbers, so the budget cannot drift from them.
         self.pool_limits = self.limits_of(url, pool_size)
         limits = self.pool_limits
+        self.writer: Engine | AsyncEngine
+        self.reader: Engine | AsyncEngine
         if self.is_sqlite:
             _ensure_sqlite_folder(url)
             self.writer = _sqlite_engine(url, limits["writer"], "BEGIN IMMEDIATE")
             # Reads run in autocommit: each statement sees the latest committed state.
             self.reader = _sqlite_engine(url, limits["reader"], None)
+            self._turns = _Turns(limits["reader"])
             direct: PostgresReader | SqliteReader = SqliteReader(url, SQLITE_PRAGMAS)
         else:
             self.writer = create_async_engine(
@@ -128,10 +162,10 @@ class Database:
         return self.dialect == "sqlite"
 
     @property
-    def engines(self) -> tuple[AsyncEngine, ...]:
-        """The engines that own a pool (events and disposal go to these)."""
-        shared = self.reader.sync_engine.pool is self.writer.sync_engine.pool
-        return (self.writer,) if shared else (self.writer, self.reader)
+    def engines(self) -> tuple[Engine, ...]:
+        """The (synchronous) engines that own a pool: events and disposal go to these."""
+        writer, reader = _sync_engine(self.writer), _sync_engine(self.reader)
+        return (writer,) if reader.pool is writer.pool else (writer, reader)
 
     def watch_statements(self, seen: Callable[[str], None]) -> None:
         """Calls `seen(sql)` before every statement this database runs, on either path
@@ -141,15 +175,15 @@ class Database:
             seen(statement)
 
         for engine in self.engines:
-            event.listen(engine.sync_engine, "before_cursor_execute", before)
+            event.listen(engine, "before_cursor_execute", before)
         self.direct.observers.append(seen)
 
     def trace_statements(self, spans: StatementSpans) -> None:
         """Runs every statement inside its span, on either path."""
         for engine in self.engines:
-            event.listen(engine.sync_engine, "before_cursor_execute", spans.before)
-            event.listen(engine.sync_engine, "after_cursor_execute", spans.after)
-            event.listen(engine.sync_engine, "handle_error", spans.failed)
+            event.listen(engine, "before_cursor_execute", spans.before)
+            event.listen(engine, "after_cursor_execute", spans.after)
+            event.listen(engine, "handle_error", spans.failed)
         self.direct.around = spans.around
 
     def watch_pools(self, moved: Callable[[str, int], None]) -> None:
@@ -161,33 +195,71 @@ class Database:
             else {"shared": self.writer}
         )
         for name, engine in named.items():
-            pool = engine.sync_engine.pool
+            pool = _sync_engine(engine).pool
             event.listen(pool, "checkout", lambda *_, name=name: moved(name, 1))
             event.listen(pool, "checkin", lambda *_, name=name: moved(name, -1))
         if isinstance(self.direct.reader, PostgresReader):
             self.direct.reader.watch = lambda delta: moved("direct", delta)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+    async def transaction(self) -> AsyncIterator[Connection]:
         """One write transaction: committed when the block ends, rolled back on error."""
-        async with self.writer.begin() as connection:
-            try:
-                yield connection
-            finally:
-                queued = take_mark(connection)
+        if isinstance(self.writer, AsyncEngine):
+            async with self.writer.begin() as pooled:
+                connection: Connection = PooledConnection(pooled, self.direct, True)
+                try:
+                    yield connection
+                finally:
+                    queued = take_mark(connection)
+        else:
+            async with self._turns.write:
+                inline = await self._begin_sqlite(self.writer)
+                connection = InlineConnection(inline, self.direct, True)
+                try:
+                    yield connection
+                except BaseException:
+                    inline.rollback()
+                    raise
+                else:
+                    inline.commit()
+                finally:
+                    queued = take_mark(connection)
+                    inline.close()
         if queued:
             for listener in self.delivery_listeners:
                 listener()
 
+    @staticmethod
+    async def _begin_sqlite(writer: Engine) -> Any:
+        """The writer's connection with BEGIN IMMEDIATE done: when another process holds
+        the write lock, waits for it (asynchronously) for up to SQLITE_WRITE_WAIT."""
+        give_up = time.monotonic() + SQLITE_WRITE_WAIT
+        for attempt in range(1_000_000):
+            connection = writer.connect()
+            try:
+                connection.begin()
+                return connection
+            except OperationalError as error:
+                connection.close()
+                if "locked" not in str(error.orig) or time.monotonic() > give_up:
+                    raise
+            await asyncio.sleep(_WRITE_STEPS[min(attempt, len(_WRITE_STEPS) - 1)])
+        raise AssertionError("unreachable")
+
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
+    async def read(self) -> AsyncIterator[Connection]:
         """A connection for reads; nothing written through it is kept."""
-        async with self.reader.connect() as connection:
-            yield connection
+        if isinstance(self.reader, AsyncEngine):
+            async with self.reader.connect() as pooled:
+                yield PooledConnection(pooled, self.direct, False)
+        else:
+            async with self._turns.read:
+                with self.reader.connect() as inline:
+                    yield InlineConnection(inline, self.direct, False)
 
     async def read_with(
         self,
-        read: Callable[Concatenate[AsyncConnection, P], Awaitable[T]],
+        read: Callable[Concatenate[Connection, P], Awaitable[T]],
         *arguments: P.args,
         **keywords: P.kwargs,
     ) -> T:
@@ -199,7 +271,7 @@ class Database:
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
         """The models of a read's rows, on a connection of its own, straight on the driver
-        (`reads.fetch_in` runs the same read inside a transaction)."""
+        (`Connection.fetch` runs the same read inside a transaction)."""
         rows = await self.direct.rows(read.statement, parameters)
         return [read.row(row) for row in rows]
 
@@ -216,8 +288,15 @@ class Database:
 
     async def dispose(self) -> None:
         await self.direct.close()
-        for engine in self.engines:
-            await engine.dispose()
+        if isinstance(self.writer, AsyncEngine):
+            await self.writer.dispose()
+        else:
+            for engine in self.engines:
+                engine.dispose()
+
+
+def _sync_engine(engine: Engine | AsyncEngine) -> Engine:
+    return engine.sync_engine if isinstance(engine, AsyncEngine) else engine
 
 
 def _ensure_sqlite_folder(url: str) -> None:

@@ -1,18 +1,21 @@
-"""Direct reads: prebuilt read statements run on the database driver itself.
+"""Direct statements: prebuilt statements run on the database driver itself.
 
-For a bounded index lookup (an API key, an issue, one page of a thread), SQLAlchemy's
-execution layer costs more CPU than the statement: a pooled-connection checkout, a greenlet
-switch, an execution context and result metadata, every time. The hot reads are written
-once as Core statements with bound parameters (so their SQL still comes from the table
+For a bounded index lookup (an API key, an issue, one page of a thread) or one of the hot
+writes (createIssue's and replyToIssue's, the event log's), SQLAlchemy's execution layer
+costs more CPU than the statement: a pooled-connection checkout, a greenlet switch, an
+execution context and result metadata, every time. These statements are written once as
+Core statements with bound parameters (so their SQL still comes from the table
 definitions), compiled once per dialect, and run here:
 
-- PostgreSQL: on an asyncpg pool of their own (autocommit, no reset query on release: these
-  connections only ever run single SELECTs);
-- SQLite: inline on the calling thread with the standard library driver; a lookup takes
-  microseconds, less than the hop to aiosqlite's thread and back.
+- reads on a connection of their own: on PostgreSQL an asyncpg pool (autocommit, no reset
+  query on release: these connections only ever run single SELECTs); on SQLite the
+  standard library driver, inline on the calling thread;
+- anything, reads and writes, on a transaction's own driver connection
+  (`Connection.rows`, `Connection.run_many`), so it takes part in that transaction.
 
 Values go through the same SQLAlchemy type processors as on the usual path, so a row read
-here equals the row read there.
+or written here equals one read or written there, and a driver's error is raised as
+SQLAlchemy's (an `IntegrityError` on both paths).
 """
 
 from __future__ import annotations
@@ -27,12 +30,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-from sqlalchemy import CompoundSelect, Select
+from sqlalchemy import CompoundSelect, Delete, Insert, Select, Update
 from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from supportdesk.db import deadline
 
 Processor = Callable[[Any], Any]
 # A read statement: a SELECT, or a UNION of them.
 ReadStatement = Select[Any] | CompoundSelect[Any]
+# What runs on the driver: a read, or a write of the hot paths (inside a transaction).
+DirectStatement = ReadStatement | Insert | Update | Delete
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +55,13 @@ class Compiled:
     fixed: dict[str, Any]
 
     @classmethod
-    def of(cls, statement: ReadStatement, dialect: Dialect) -> Compiled:
-        compiled: Any = statement.compile(dialect=dialect)
+    def of(
+        cls,
+        statement: DirectStatement,
+        dialect: Dialect,
+        column_keys: Sequence[str] | None = None,
+    ) -> Compiled:
+        compiled: Any = statement.compile(dialect=dialect, column_keys=column_keys)
         if compiled.post_compile_params or compiled.literal_execute_params:
             raise ValueError("direct reads take no expanding (IN-list) parameters")
         names = tuple(compiled.positiontup or ())
@@ -127,7 +140,18 @@ class PostgresReader:
                     )
         return self._pool
 
-    async def fetch(self, compiled: Compiled, arguments: list[Any]) -> Sequence[Sequence[Any]]:
+    @staticmethod
+    async def run_many(
+        compiled: Compiled, argument_sets: list[list[Any]], connection: asyncpg.Connection
+    ) -> None:
+        await connection.executemany(compiled.sql, argument_sets)
+
+    async def fetch(
+        self, compiled: Compiled, arguments: list[Any], connection: Any = None
+    ) -> Sequence[Sequence[Any]]:
+        if connection is not None:
+            found: Sequence[Sequence[Any]] = await connection.fetch(compiled.sql, *arguments)
+            return found
         pool = await self._ready_pool()
         watch = self.watch
         async with pool.acquire() as connection:
@@ -162,13 +186,22 @@ class SqliteReader:
             connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             for pragma in self.pragmas:
                 connection.execute(pragma)
+            connection.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
             self._local.connection = connection
             with self._guard:
                 self._all.append(connection)
         return connection
 
-    async def fetch(self, compiled: Compiled, arguments: list[Any]) -> Sequence[Sequence[Any]]:
-        return self._connection().execute(compiled.sql, arguments).fetchall()
+    async def fetch(
+        self, compiled: Compiled, arguments: list[Any], connection: Any = None
+    ) -> Sequence[Sequence[Any]]:
+        return (connection or self._connection()).execute(compiled.sql, arguments).fetchall()
+
+    @staticmethod
+    async def run_many(
+        compiled: Compiled, argument_sets: list[list[Any]], connection: sqlite3.Connection
+    ) -> None:
+        connection.executemany(compiled.sql, argument_sets)
 
     async def close(self) -> None:
         with self._guard:
@@ -182,39 +215,94 @@ class SqliteReader:
 _PING = Compiled("SELECT 1", (), (), (), {})
 
 
+def _translated(error: Exception, sql: str) -> Exception:
+    """A driver's error as SQLAlchemy raises it on its own path, so that callers catch one
+    kind (a unique violation is an `IntegrityError` on both paths)."""
+    if isinstance(error, sqlite3.Error):
+        return DBAPIError.instance(sql, None, error, sqlite3.Error, hide_parameters=True)
+    if isinstance(error, asyncpg.IntegrityConstraintViolationError):
+        return IntegrityError(sql, None, error, hide_parameters=True)
+    if isinstance(error, asyncpg.PostgresError):
+        return DBAPIError(sql, None, error, hide_parameters=True)
+    return error
+
+
 class DirectReads:
-    """Runs prebuilt read statements directly on the driver; tells observers each SQL, and
-    runs each statement inside `around(sql)` when that is set (a tracing span)."""
+    """Runs prebuilt statements directly on the driver: reads on a connection of their own,
+    or any of them on a transaction's driver connection. Tells observers each SQL, and runs
+    each statement inside `around(sql)` when that is set (a tracing span)."""
 
     def __init__(self, reader: PostgresReader | SqliteReader, dialect: Dialect) -> None:
         self.reader = reader
         self.dialect = dialect
         self.observers: list[Callable[[str], None]] = []
         self.around: Callable[[str], AbstractContextManager[object]] | None = None
-        self._compiled: dict[int, tuple[ReadStatement, Compiled]] = {}
+        self._compiled: dict[Any, tuple[DirectStatement, Compiled]] = {}
 
-    def compiled(self, statement: ReadStatement) -> Compiled:
+    def compiled(
+        self, statement: DirectStatement, parameters: Mapping[str, Any] | None = None
+    ) -> Compiled:
         # Keyed by identity: these statements are module-level constants. The statement is
-        # kept beside its compilation so that its id cannot be reused by another object.
-        found = self._compiled.get(id(statement))
+        # kept beside its compilation so that its id cannot be reused by another object. An
+        # INSERT without values of its own takes the columns it is given.
+        bare_insert = isinstance(statement, Insert) and not statement._values
+        key: Any = (id(statement), frozenset(parameters or ())) if bare_insert else id(statement)
+        found = self._compiled.get(key)
         if found is None:
-            found = (statement, Compiled.of(statement, self.dialect))
-            self._compiled[id(statement)] = found
+            columns = sorted(parameters or ()) if bare_insert else None
+            found = (statement, Compiled.of(statement, self.dialect, columns))
+            self._compiled[key] = found
         return found[1]
 
     async def rows(
-        self, statement: ReadStatement, parameters: Mapping[str, Any]
+        self,
+        statement: DirectStatement,
+        parameters: Mapping[str, Any],
+        connection: Any = None,
     ) -> list[tuple[Any, ...]]:
-        compiled = self.compiled(statement)
+        """The statement's rows, on `connection` (a transaction's driver connection) or,
+        for a read, on the direct reads' own."""
+        compiled = self.compiled(statement, parameters)
         for observe in self.observers:
             observe(compiled.sql)
         arguments = compiled.arguments(parameters)
-        if self.around is None:
-            raw = await self.reader.fetch(compiled, arguments)
-        else:
-            with self.around(compiled.sql):
-                raw = await self.reader.fetch(compiled, arguments)
+        deadline.check()
+        try:
+            if self.around is None:
+                raw = await self.reader.fetch(compiled, arguments, connection)
+            else:
+                with self.around(compiled.sql):
+                    raw = await self.reader.fetch(compiled, arguments, connection)
+        except Exception as error:
+            if deadline.passed():  # interrupted by SQLite's progress handler
+                raise deadline.DeadlinePassed from error
+            raise _translated(error, compiled.sql) from error
         return compiled.rows(raw)
+
+    async def run_many(
+        self,
+        statement: DirectStatement,
+        parameter_sets: Sequence[Mapping[str, Any]],
+        connection: Any,
+    ) -> None:
+        """The statement once per parameter set (each with the same keys), in one call."""
+        if not parameter_sets:
+            return
+        compiled = self.compiled(statement, parameter_sets[0])
+        for observe in self.observers:
+            observe(compiled.sql)
+        arguments = [compiled.arguments(parameters) for parameters in parameter_sets]
+        deadline.check()
+        try:
+            if self.around is None:
+                await self.reader.run_many(compiled, arguments, connection)
+            else:
+                with self.around(compiled.sql):
+                    await self.reader.run_many(compiled, arguments, connection)
+        except Exception as error:
+            if deadline.passed():  # interrupted by SQLite's progress handler
+                raise deadline.DeadlinePassed from error
+            raise _translated(error, compiled.sql) from error
 
     async def ping(self) -> None:
         """Runs `SELECT 1` on the driver as the reads do (on PostgreSQL, on a connection of

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, Table, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.connection import Connection
 
 
 async def locked_row(
-    connection: AsyncConnection,
+    connection: Connection,
     table: Table,
     columns: Sequence[ColumnElement[Any]],
     workspace_id: str,

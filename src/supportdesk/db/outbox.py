@@ -6,15 +6,15 @@ and calls the listeners. A rolled-back transaction wakes nobody."""
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from supportdesk.db.connection import Connection
 
 DELIVERIES_WAITING = "supportdesk.deliveries_waiting"
 
 
-def mark_deliveries_waiting(connection: AsyncConnection) -> None:
+def mark_deliveries_waiting(connection: Connection) -> None:
     connection.info[DELIVERIES_WAITING] = True
 
 
-def take_mark(connection: AsyncConnection) -> bool:
+def take_mark(connection: Connection) -> bool:
     """Whether the transaction queued deliveries; clears the mark (connections are reused)."""
     return bool(connection.info.pop(DELIVERIES_WAITING, False))

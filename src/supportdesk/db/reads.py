@@ -2,8 +2,8 @@
 
 A `Read` is a Core statement with bound parameters plus the function that turns one of its
 rows into a model. `Database.fetch(read, **parameters)` runs it straight on the driver (its
-SQL compiled once per dialect, see `direct.py`); `fetch_in(connection, read, ...)` runs the
-very same statement on a transaction's connection, for a write that must read what it is
+SQL compiled once per dialect, see `direct.py`); `connection.fetch(read, ...)` runs the very
+same statement on a transaction's driver connection, for a write that must read what it is
 about to change. No read has a second copy for the other path.
 
 A list of ids is one bound parameter (`in_ids`), not an IN-list that changes the SQL with its
@@ -22,7 +22,6 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy import Boolean, ColumnElement, String, bindparam
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import BindParameter
@@ -103,9 +102,3 @@ def positional(
         return model(*row[:width])
 
     return of
-
-
-async def fetch_in(connection: AsyncConnection, read: Read[T], **parameters: Any) -> list[T]:
-    """`read` on a transaction's connection (what `Database.fetch` runs on the driver)."""
-    result = await connection.execute(read.statement, parameters)
-    return [read.row(row) for row in result]

@@ -55,12 +55,13 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import BindParameter
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator
+
+from supportdesk.db.connection import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,7 @@ class SearchIndex:
             words = bindparam(None, tuple(words), type_=SearchWords())
         return Search(self.source, _Matches(self, words), _Score(self, words))
 
-    async def next_rowids(self, connection: AsyncConnection, count: int) -> list[int | None]:
+    async def next_rowids(self, connection: Connection, count: int) -> list[int | None]:
         """SQLite row ids for `count` new rows (None on PostgreSQL). Writers hold SQLite's
         only write lock (BEGIN IMMEDIATE), so max + 1 cannot be taken twice."""
         if connection.dialect.name != "sqlite":
@@ -163,17 +164,17 @@ class SearchIndex:
         last = await connection.scalar(select(func.coalesce(func.max(self.rowid), 0)))
         return [int(last or 0) + offset for offset in range(1, count + 1)]
 
-    async def add(self, connection: AsyncConnection, entries: Sequence[SearchEntry]) -> None:
+    async def add(self, connection: Connection, entries: Sequence[SearchEntry]) -> None:
         """Index rows that are not in the index yet."""
         await self._run(connection, self._add_statement(connection.dialect.name), entries)
 
-    async def remove(self, connection: AsyncConnection, entries: Sequence[SearchEntry]) -> None:
+    async def remove(self, connection: Connection, entries: Sequence[SearchEntry]) -> None:
         """Take rows out of the index; each entry holds the texts it was indexed with."""
         await self._run(connection, self._remove_statement(connection.dialect.name), entries)
 
     async def replace(
         self,
-        connection: AsyncConnection,
+        connection: Connection,
         before: Sequence[SearchEntry],
         after: Sequence[SearchEntry],
     ) -> None:
@@ -184,7 +185,7 @@ class SearchIndex:
 
     async def _run(
         self,
-        connection: AsyncConnection,
+        connection: Connection,
         statement: TextClause | None,
         entries: Sequence[SearchEntry],
     ) -> None:

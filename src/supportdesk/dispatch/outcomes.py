@@ -19,9 +19,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, func, literal, or_, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
 from supportdesk.dispatch.queue import Due
 from supportdesk.dispatch.schedule import next_wait
@@ -135,7 +135,7 @@ async def record_outcomes(
 
 
 async def _failed(
-    connection: AsyncConnection, attempt: Attempt, values: dict[str, Any], at: datetime
+    connection: Connection, attempt: Attempt, values: dict[str, Any], at: datetime
 ) -> None:
     if not (await connection.execute(_FINISH, values)).rowcount:
         return  # the lease ran out and another dispatcher took the delivery over
@@ -161,7 +161,7 @@ async def give_up(db: Database, due: Due, reason: str) -> None:
 
 
 async def _healthy(
-    connection: AsyncConnection, workspace_id: str, endpoint_id: str, at: datetime
+    connection: Connection, workspace_id: str, endpoint_id: str, at: datetime
 ) -> None:
     await connection.execute(
         update(webhook_endpoints)
@@ -178,7 +178,7 @@ async def _healthy(
     )
 
 
-async def _failing(connection: AsyncConnection, due: Due, at: datetime) -> None:
+async def _failing(connection: Connection, due: Due, at: datetime) -> None:
     row = (
         await connection.execute(
             update(webhook_endpoints)
@@ -203,7 +203,7 @@ async def _failing(connection: AsyncConnection, due: Due, at: datetime) -> None:
 
 
 async def disable_endpoint(
-    connection: AsyncConnection, workspace_id: str, endpoint_id: str, reason: str, at: datetime
+    connection: Connection, workspace_id: str, endpoint_id: str, reason: str, at: datetime
 ) -> None:
     """Switch the endpoint off as the system, saying why; nothing when it already is off.
     Done before its event is recorded, so that event is not queued for the endpoint itself."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Table, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+
+from supportdesk.db.connection import Connection
 
 
 async def count_rows(
-    connection: AsyncConnection, table: Table, workspace_id: str, *conditions: Any
+    connection: Connection, table: Table, workspace_id: str, *conditions: Any
 ) -> int:
     query = (
         select(func.count())

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 
 import orjson
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db.conflicts import insert_on
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import idempotency_keys
 from supportdesk.domain.errors import DomainError, ErrorCode
 
@@ -29,7 +29,7 @@ def request_hash(values: dict[str, object]) -> str:
 
 
 async def claim(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     operation: str,
     key: str,

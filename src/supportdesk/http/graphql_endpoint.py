@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 from supportdesk.auth.principal import Principal
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
+from supportdesk.db.deadline import DeadlinePassed, statements_within
 from supportdesk.domain.clock import now
 from supportdesk.domain.pagination import Cursors
 from supportdesk.graphql.context import Context
@@ -151,11 +152,12 @@ class GraphQLEndpoint:
     ) -> dict[str, Any]:
         seconds = self.settings.request_timeout_seconds
         try:
-            async with asyncio.timeout(seconds):
-                return await self.executor.run(
-                    prepared, operation, payload.variables, context, cost
-                )
-        except TimeoutError:
+            with statements_within(seconds):
+                async with asyncio.timeout(seconds):
+                    return await self.executor.run(
+                        prepared, operation, payload.variables, context, cost
+                    )
+        except (TimeoutError, DeadlinePassed):
             raise HttpProblem(
                 503,
                 "TIMEOUT",

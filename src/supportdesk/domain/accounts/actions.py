@@ -14,10 +14,10 @@ from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
 from supportdesk.db.conflicts import insert_on
+from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, account_of
@@ -56,7 +56,7 @@ def _domain_taken(domain: str) -> DomainError:
 
 
 async def _link_contacts_of_domain(
-    connection: AsyncConnection, workspace_id: str, account_id: str, domain: str, at: datetime
+    connection: Connection, workspace_id: str, account_id: str, domain: str, at: datetime
 ) -> list[Event]:
     """Attach the workspace's unattached contacts whose e-mail is at `domain`; each one
     moved is a `contact.updated`."""
@@ -124,9 +124,7 @@ async def create_account(
     return account
 
 
-async def _locked_account(
-    connection: AsyncConnection, workspace_id: str, account_id: str
-) -> Account:
+async def _locked_account(connection: Connection, workspace_id: str, account_id: str) -> Account:
     row = await locked_row(connection, accounts, ACCOUNT_COLUMNS, workspace_id, account_id)
     if row is None:
         raise not_found("Account")

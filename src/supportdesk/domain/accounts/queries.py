@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
 from supportdesk.domain.matching import any_contains, cleaned_query
@@ -34,7 +34,7 @@ def _filtered(query: Select[Any], workspace_id: str, where: AccountFilter) -> Se
 
 
 async def list_accounts(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest, where: AccountFilter
+    connection: Connection, workspace_id: str, page: PageRequest, where: AccountFilter
 ) -> Page[Account]:
     """Accounts in creation order; `domain` matches exactly (any case), `query` matches a
     part of the name or the domain, ignoring case."""
@@ -45,8 +45,6 @@ async def list_accounts(
     return page_of([account_of(row) for row in rows.mappings()], page.first)
 
 
-async def count_accounts(
-    connection: AsyncConnection, workspace_id: str, where: AccountFilter
-) -> int:
+async def count_accounts(connection: Connection, workspace_id: str, where: AccountFilter) -> int:
     query = _filtered(select(func.count()).select_from(accounts), workspace_id, where)
     return int(await connection.scalar(query) or 0)

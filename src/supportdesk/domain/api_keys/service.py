@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import RowMapping, bindparam, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth import keys as key_format
 from supportdesk.auth.scopes import LEGACY_SCOPES, normalise_scopes, unknown_scopes
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import api_keys, machine_users
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
@@ -125,7 +125,7 @@ def _capped_expiry(expires_at: datetime | None, granter: Granter | None) -> date
 
 
 async def insert_api_key(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     machine_user_id: str,
     name: str,
@@ -223,9 +223,7 @@ async def create_api_key(
     return created
 
 
-async def _record_event(
-    connection: AsyncConnection, actor: audit.Actor, kind: str, key: ApiKey
-) -> None:
+async def _record_event(connection: Connection, actor: audit.Actor, kind: str, key: ApiKey) -> None:
     """The key as `apiKeys` shows it: never its secret."""
     snapshot = snapshots.api_key(key, now())
     await record_events(connection, key.workspace_id, actor, [(kind, {"apiKey": snapshot})])
@@ -273,7 +271,7 @@ async def revoke_api_key(
 
 
 async def list_api_keys(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     page: PageRequest,
     machine_user_id: str | None = None,
@@ -294,7 +292,7 @@ async def list_api_keys(
 
 
 async def count_api_keys(
-    connection: AsyncConnection, workspace_id: str, machine_user_id: str | None = None
+    connection: Connection, workspace_id: str, machine_user_id: str | None = None
 ) -> int:
     """How many keys the workspace (or one of its machine users) has."""
     if not _names_a_machine_user(machine_user_id):
@@ -309,7 +307,7 @@ def _names_a_machine_user(machine_user_id: str | None) -> bool:
 
 
 async def get_api_keys(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+    connection: Connection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, ApiKey]:
     rows = (
         (
@@ -326,7 +324,7 @@ async def get_api_keys(
 
 
 async def keys_of_machine_users(
-    connection: AsyncConnection, workspace_id: str, machine_user_ids: Sequence[str]
+    connection: Connection, workspace_id: str, machine_user_ids: Sequence[str]
 ) -> dict[str, list[ApiKey]]:
     """Every key of each machine user, oldest first, in one statement."""
     rows = (
@@ -380,7 +378,7 @@ async def count_keys_of_machine_users(
     return await _COUNT_OF_MACHINE_USERS.fetch(db, machine_user_ids, workspace_id=workspace_id)
 
 
-async def workspace_of_key(connection: AsyncConnection, key_id: str) -> str:
+async def workspace_of_key(connection: Connection, key_id: str) -> str:
     """The workspace a key belongs to (the operator's CLI works across workspaces)."""
     workspace_id = None
     if is_id_of(key_id, "ApiKey"):

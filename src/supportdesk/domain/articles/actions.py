@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import insert, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles.models import (
@@ -119,7 +119,7 @@ async def create_article(db: Database, actor: Actor, workspace_id: str, new: New
 
 
 async def _locked_article(
-    connection: AsyncConnection, workspace_id: str, article_id: str
+    connection: Connection, workspace_id: str, article_id: str
 ) -> tuple[Article, int | None]:
     """The article and its row id in the search index (None on PostgreSQL)."""
     columns = (*ARTICLE_COLUMNS, articles.c.search_rowid)
@@ -129,7 +129,7 @@ async def _locked_article(
     return article_of(row._mapping), row.search_rowid
 
 
-async def _save(connection: AsyncConnection, article: Article, **changes: object) -> Article:
+async def _save(connection: Connection, article: Article, **changes: object) -> Article:
     row = (
         (
             await connection.execute(
@@ -181,7 +181,7 @@ async def update_article(
 
 
 async def _record_change(
-    connection: AsyncConnection, actor: Actor, kind: str, before: Article, after: Article
+    connection: Connection, actor: Actor, kind: str, before: Article, after: Article
 ) -> None:
     snapshot = snapshots.article(after)
     changes = snapshots.changes(snapshots.article(before), snapshot)

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, and_, func, or_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.search import Search
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles.models import (
@@ -76,7 +76,7 @@ def _search_position(key: str) -> tuple[float, str]:
 
 
 async def list_articles(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest, where: ArticleFilter
+    connection: Connection, workspace_id: str, page: PageRequest, where: ArticleFilter
 ) -> Page[ArticleHit]:
     """Articles in creation order; with a search `query`, those matching every word, most
     relevant first, then oldest first. Search pages continue after (relevance, id)."""
@@ -105,9 +105,7 @@ async def list_articles(
     return page_of(hits, page.first)
 
 
-async def count_articles(
-    connection: AsyncConnection, workspace_id: str, where: ArticleFilter
-) -> int:
+async def count_articles(connection: Connection, workspace_id: str, where: ArticleFilter) -> int:
     """How many articles the list (or search) holds."""
     found = _search(where)
     query = _filtered(select(func.count()).select_from(articles), workspace_id, where, found)

@@ -8,9 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth.principal import Principal
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import audit_events
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id
@@ -61,7 +61,7 @@ class AuditEvent:
 
 
 async def record(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     actor: Actor,
     action: str,
@@ -88,7 +88,7 @@ async def record(
 
 
 async def list_audit_events(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     page: PageRequest,
     target_types: Sequence[str] | None = None,
@@ -106,7 +106,7 @@ async def list_audit_events(
 
 
 async def get_audit_events(
-    connection: AsyncConnection, workspace_id: str, ids: list[str]
+    connection: Connection, workspace_id: str, ids: list[str]
 ) -> dict[str, AuditEvent]:
     query = select(audit_events).where(
         audit_events.c.workspace_id == workspace_id, audit_events.c.id.in_(ids)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
 from supportdesk.db.conflicts import insert_on
+from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.audit import Actor
@@ -49,7 +49,7 @@ def _unknown_account() -> DomainError:
     )
 
 
-async def _check_account(connection: AsyncConnection, workspace_id: str, account_id: str) -> None:
+async def _check_account(connection: Connection, workspace_id: str, account_id: str) -> None:
     """An account id given by the caller must name an account of the workspace."""
     if not is_id_of(account_id, "Account"):
         raise _unknown_account()
@@ -113,9 +113,7 @@ async def create_contact(
     return created
 
 
-async def _locked_contact(
-    connection: AsyncConnection, workspace_id: str, contact_id: str
-) -> Contact:
+async def _locked_contact(connection: Connection, workspace_id: str, contact_id: str) -> Contact:
     row = await locked_row(connection, contacts, CONTACT_COLUMNS, workspace_id, contact_id)
     if row is None:
         raise not_found("Contact")
@@ -123,7 +121,7 @@ async def _locked_contact(
 
 
 async def _email_used_by_another(
-    connection: AsyncConnection, workspace_id: str, contact_id: str, email: str
+    connection: Connection, workspace_id: str, contact_id: str, email: str
 ) -> bool:
     found = await connection.scalar(
         select(contacts.c.id).where(
@@ -136,7 +134,7 @@ async def _email_used_by_another(
 
 
 async def _changes(
-    connection: AsyncConnection,
+    connection: Connection,
     contact: Contact,
     email: str | None,
     name: str | Keep | None,
@@ -165,7 +163,7 @@ async def _changes(
 
 
 async def _record_update(
-    connection: AsyncConnection, actor: Actor, before: Contact, after: Contact
+    connection: Connection, actor: Actor, before: Contact, after: Contact
 ) -> None:
     snapshot = snapshots.contact(after)
     changes = snapshots.changes(snapshots.contact(before), snapshot)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import RowMapping, Select, bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database, positional
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
 from supportdesk.domain.matching import any_contains, cleaned_query
@@ -28,7 +28,7 @@ def contact_of(row: RowMapping) -> Contact:
 
 
 async def get_contact_by_email(
-    connection: AsyncConnection, workspace_id: str, email: str
+    connection: Connection, workspace_id: str, email: str
 ) -> Contact | None:
     """The workspace's contact with this address, in any case."""
     query = select(*CONTACT_COLUMNS).where(
@@ -50,7 +50,7 @@ def _filtered(query: Select[Any], workspace_id: str, where: ContactFilter) -> Se
 
 
 async def list_contacts(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest, where: ContactFilter
+    connection: Connection, workspace_id: str, page: PageRequest, where: ContactFilter
 ) -> Page[Contact]:
     """Contacts in creation order; `query` matches a part of the e-mail or the name,
     ignoring case."""
@@ -61,9 +61,7 @@ async def list_contacts(
     return page_of([contact_of(row) for row in rows.mappings()], page.first)
 
 
-async def count_contacts(
-    connection: AsyncConnection, workspace_id: str, where: ContactFilter
-) -> int:
+async def count_contacts(connection: Connection, workspace_id: str, where: ContactFilter) -> int:
     query = _filtered(select(func.count()).select_from(contacts), workspace_id, where)
     return int(await connection.scalar(query) or 0)
 

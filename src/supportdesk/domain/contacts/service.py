@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, and_, bindparam, case, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
 from supportdesk.db.conflicts import PerDialect
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import accounts, contacts
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id
@@ -102,7 +102,7 @@ class Requester:
 
 
 async def upsert_requester(
-    connection: AsyncConnection, workspace_id: str, email: str, name: str | None
+    connection: Connection, workspace_id: str, email: str, name: str | None
 ) -> Requester:
     """The workspace's contact with this e-mail (any case), created when new and linked to
     the account of its e-mail's domain; a known contact without a name takes `name`. One
@@ -119,7 +119,8 @@ async def upsert_requester(
         "moment": moment,
     }
     statement = _REQUESTER_UPSERT.on(connection)
-    contact = Contact(*(await connection.execute(statement, parameters)).one())
+    [row] = await connection.rows(statement, parameters)
+    contact = Contact(*row)
     created = contact.id == contact_id
     return Requester(contact, created, not created and contact.updated_at == moment)
 

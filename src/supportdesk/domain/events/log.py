@@ -14,9 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk import API_VERSION
+from supportdesk.db.connection import Connection
 from supportdesk.db.outbox import mark_deliveries_waiting
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
 from supportdesk.domain.audit import Actor
@@ -88,7 +88,7 @@ _INSERT_DELIVERY = insert(webhook_deliveries)
 
 
 async def record_events(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     actor: Actor,
     changes: Sequence[tuple[str, dict[str, Any]]],
@@ -99,10 +99,10 @@ async def record_events(
     if not changes:
         return []
     moment = now()
-    result = await connection.execute(
+    [(last,)] = await connection.rows(
         _MOVE_SEQUENCE, {"the_workspace": workspace_id, "how_many": len(changes)}
     )
-    first = int(result.scalar_one()) - len(changes) + 1
+    first = int(last) - len(changes) + 1
     who = actor_of(actor)
     recorded = [
         Event(
@@ -117,7 +117,7 @@ async def record_events(
         )
         for offset, (kind, data) in enumerate(changes)
     ]
-    await connection.execute(
+    await connection.run_many(
         _INSERT_EVENT,
         [
             {
@@ -143,9 +143,9 @@ def subscribes(event_types: str, event_type: str) -> bool:
 
 
 async def _queue_deliveries(
-    connection: AsyncConnection, workspace_id: str, recorded: list[Event], moment: datetime
+    connection: Connection, workspace_id: str, recorded: list[Event], moment: datetime
 ) -> None:
-    endpoints = (await connection.execute(_SUBSCRIBERS, {"workspace_id": workspace_id})).all()
+    endpoints = await connection.rows(_SUBSCRIBERS, {"workspace_id": workspace_id})
     rows = [
         {
             "workspace_id": workspace_id,
@@ -164,5 +164,5 @@ async def _queue_deliveries(
         if subscribes(event_types, event.type)
     ]
     if rows:
-        await connection.execute(_INSERT_DELIVERY, rows)
+        await connection.run_many(_INSERT_DELIVERY, rows)
         mark_deliveries_waiting(connection)

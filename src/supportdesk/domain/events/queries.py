@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import ColumnElement, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import events, workspaces
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.events.log import EVENT_COLUMNS, Event
@@ -33,7 +33,7 @@ def _conditions(workspace_id: str, types: Sequence[str]) -> list[ColumnElement[b
 
 
 async def list_events(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     page: PageRequest,
     types: Sequence[str],
@@ -55,7 +55,7 @@ async def list_events(
 
 
 async def count_events(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     types: Sequence[str],
     since_sequence: int | None = None,
@@ -66,9 +66,7 @@ async def count_events(
     return int(await connection.scalar(query) or 0)
 
 
-async def check_still_kept(
-    connection: AsyncConnection, workspace_id: str, since_sequence: int
-) -> None:
+async def check_still_kept(connection: Connection, workspace_id: str, since_sequence: int) -> None:
     """BAD_USER_INPUT (with `oldestSequence`) when events after `since_sequence` were
     already removed by retention: the client missed events it can no longer fetch."""
     oldest = await connection.scalar(

@@ -1,16 +1,17 @@
 """The writers of issues: create, update, reply. Each is one transaction.
 
-The statements of createIssue and replyToIssue are built once, with bound parameters
-(building and cache-keying them per call costs more than sending them)."""
+The statements of createIssue and replyToIssue are built once, with bound parameters, and
+run on the transaction's driver connection (`Connection.rows`): building, cache-keying and
+executing them through SQLAlchemy per call cost more than sending them."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain import idempotency
 from supportdesk.domain.audit import Actor
@@ -82,6 +83,7 @@ _NEXT_TICKET = (
     .returning(workspaces.c.last_ticket_number)
 )
 _INSERT_ISSUE = insert(issues)
+_MESSAGE_FIELDS = tuple(field.name for field in fields(Message))
 _INSERT_MESSAGE = insert(messages)
 _ISSUE = select(*ISSUE_COLUMNS).where(
     issues.c.workspace_id == bindparam("workspace_id"), issues.c.id == bindparam("id")
@@ -100,11 +102,16 @@ _SAVE_REPLY = (
 )
 
 
-async def _next_ticket_number(connection: AsyncConnection, workspace_id: str) -> int:
+def _message_row(message: Message) -> dict[str, object]:
+    # Not dataclasses.asdict: it deep-copies every value.
+    return {name: getattr(message, name) for name in _MESSAGE_FIELDS}
+
+
+async def _next_ticket_number(connection: Connection, workspace_id: str) -> int:
     """Moves the workspace's counter inside the caller's transaction: a rollback gives the
     number back, and the row lock makes concurrent creators take turns."""
-    result = await connection.execute(_NEXT_TICKET, {"the_workspace": workspace_id})
-    return int(result.scalar_one())
+    [(number,)] = await connection.rows(_NEXT_TICKET, {"the_workspace": workspace_id})
+    return int(number)
 
 
 async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIssue) -> Issue:
@@ -145,7 +152,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
         requester = upserted.contact
         requester_id = requester.id
         number = await _next_ticket_number(connection, workspace_id)
-        await connection.execute(
+        await connection.rows(
             _INSERT_ISSUE,
             {
                 "workspace_id": workspace_id,
@@ -170,7 +177,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             requester_id,
             moment,
         )
-        await connection.execute(_INSERT_MESSAGE, asdict(message))
+        await connection.rows(_INSERT_MESSAGE, _message_row(message))
         issue = Issue(
             issue_id,
             workspace_id,
@@ -221,34 +228,32 @@ _REQUESTER = select(contacts.c.id, contacts.c.email, contacts.c.name).where(
 )
 
 
-async def _issue_snapshot(connection: AsyncConnection, issue: Issue) -> snapshots.Snapshot:
+async def _issue_snapshot(connection: Connection, issue: Issue) -> snapshots.Snapshot:
     """The issue as events show it, its requester included."""
-    row = (
-        await connection.execute(
-            _REQUESTER, {"workspace_id": issue.workspace_id, "id": issue.requester_id}
-        )
-    ).one()
+    [row] = await connection.rows(
+        _REQUESTER, {"workspace_id": issue.workspace_id, "id": issue.requester_id}
+    )
     return snapshots.issue(issue, snapshots.requester(*row))
 
 
-async def _existing_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
-    result = await connection.execute(_ISSUE, {"workspace_id": workspace_id, "id": issue_id})
-    return issue_of(result.one())
+async def _existing_issue(connection: Connection, workspace_id: str, issue_id: str) -> Issue:
+    [row] = await connection.rows(_ISSUE, {"workspace_id": workspace_id, "id": issue_id})
+    return issue_of(row)
 
 
-async def _locked_issue(connection: AsyncConnection, workspace_id: str, issue_id: str) -> Issue:
+async def _locked_issue(connection: Connection, workspace_id: str, issue_id: str) -> Issue:
     if not is_id_of(issue_id, "Issue"):
         raise not_found("Issue")
     # FOR UPDATE on PostgreSQL; SQLAlchemy writes nothing for it on SQLite, which has no
     # row locks and whose writer already holds the database (BEGIN IMMEDIATE).
     parameters = {"workspace_id": workspace_id, "id": issue_id}
-    row = (await connection.execute(_LOCKED_ISSUE, parameters)).first()
-    if row is None:
+    rows = await connection.rows(_LOCKED_ISSUE, parameters)
+    if not rows:
         raise not_found("Issue")
-    return issue_of(row)
+    return issue_of(rows[0])
 
 
-async def _save(connection: AsyncConnection, issue: Issue, **changes: object) -> Issue:
+async def _save(connection: Connection, issue: Issue, **changes: object) -> Issue:
     result = await connection.execute(
         update(issues)
         .where(issues.c.workspace_id == issue.workspace_id, issues.c.id == issue.id)
@@ -297,9 +302,7 @@ async def update_issue(
         return changed
 
 
-async def _record_update(
-    connection: AsyncConnection, actor: Actor, before: Issue, after: Issue
-) -> None:
+async def _record_update(connection: Connection, actor: Actor, before: Issue, after: Issue) -> None:
     """`issue.updated` with the fields that changed; nothing when none did."""
     after_snapshot = await _issue_snapshot(connection, after)
     before_snapshot = snapshots.issue(before, after_snapshot["requester"])
@@ -344,8 +347,8 @@ async def reply_to_issue(
             actor.id or "",
             moment,
         )
-        await connection.execute(_INSERT_MESSAGE, asdict(message))
-        result = await connection.execute(
+        await connection.rows(_INSERT_MESSAGE, _message_row(message))
+        [saved] = await connection.rows(
             _SAVE_REPLY,
             {
                 "in_workspace": workspace_id,
@@ -354,7 +357,7 @@ async def reply_to_issue(
                 "new_status": clean_status or issue.status,
             },
         )
-        changed = issue_of(result.one())
+        changed = issue_of(saved)
         issue_snapshot = await _issue_snapshot(connection, changed)
         recorded = [
             (

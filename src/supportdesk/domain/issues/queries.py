@@ -28,9 +28,9 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.reads import Read, in_ids
 from supportdesk.db.tables import contacts, issues, messages
 from supportdesk.domain.errors import InvalidArgument
@@ -175,7 +175,7 @@ def list_statement(
 
 
 async def list_issues(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     page: PageRequest,
     where: IssueFilter,
@@ -197,7 +197,7 @@ async def list_issues(
     return page_of([issue_of(row) for row in rows], page.first)
 
 
-async def count_issues(connection: AsyncConnection, workspace_id: str, where: IssueFilter) -> int:
+async def count_issues(connection: Connection, workspace_id: str, where: IssueFilter) -> int:
     query = _filtered(select(func.count()).select_from(issues), workspace_id, where)
     return int(await connection.scalar(query) or 0)
 
@@ -271,7 +271,7 @@ async def fetch_issue_with_thread(
 
 
 async def get_messages(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+    connection: Connection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, Message]:
     query = select(*MESSAGE_COLUMNS).where(
         messages.c.workspace_id == workspace_id, messages.c.id.in_(ids)

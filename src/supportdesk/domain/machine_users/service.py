@@ -8,9 +8,9 @@ from datetime import datetime
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import machine_users
 from supportdesk.domain import audit
@@ -63,7 +63,7 @@ def _already_exists(name: str) -> DomainError:
 
 
 async def insert_machine_user(
-    connection: AsyncConnection,
+    connection: Connection,
     workspace_id: str,
     name: str,
     description: str,
@@ -184,7 +184,7 @@ async def update_machine_user(
 
 
 async def _locked_machine_user(
-    connection: AsyncConnection, workspace_id: str, machine_user_id: str
+    connection: Connection, workspace_id: str, machine_user_id: str
 ) -> MachineUser:
     row = await locked_row(connection, machine_users, _COLUMNS, workspace_id, machine_user_id)
     if row is None:
@@ -193,7 +193,7 @@ async def _locked_machine_user(
 
 
 async def list_machine_users(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest
+    connection: Connection, workspace_id: str, page: PageRequest
 ) -> Page[MachineUser]:
     query = select(*_COLUMNS).where(machine_users.c.workspace_id == workspace_id)
     if page.after:
@@ -216,7 +216,7 @@ async def get_machine_users(
     return await _MACHINE_USERS.fetch(db, workspace_id, ids)
 
 
-async def managed_machine_user(connection: AsyncConnection, workspace_id: str) -> MachineUser:
+async def managed_machine_user(connection: Connection, workspace_id: str) -> MachineUser:
     """The principal the service keeps for keys made without choosing one (seed section 5.5)."""
     row = (
         (

@@ -8,10 +8,10 @@ from typing import Any
 
 from sqlalchemy import Row, insert, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth.passwords import hash_password, verify_password
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import org_admins, workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
@@ -65,7 +65,7 @@ async def hash_password_off_loop(password: str) -> str:
 
 
 async def insert_org_admin(
-    connection: AsyncConnection, workspace_id: str, email: str, password_hash: str, role: str
+    connection: Connection, workspace_id: str, email: str, password_hash: str, role: str
 ) -> OrgAdmin:
     moment = now()
     admin = OrgAdmin(new_id("OrgAdmin", moment), workspace_id, email, role)
@@ -136,7 +136,7 @@ MEMBERSHIPS = select(
 ).join(workspaces, workspaces.c.id == org_admins.c.workspace_id)
 
 
-async def verify_login(connection: AsyncConnection, email: str, password: str) -> list[Membership]:
+async def verify_login(connection: Connection, email: str, password: str) -> list[Membership]:
     """The seats whose password matches, by workspace name; empty when the login is wrong.
 
     An unknown e-mail costs one password hash as a known one does, so timing does not tell
@@ -162,7 +162,7 @@ async def verify_login(connection: AsyncConnection, email: str, password: str) -
 
 
 async def get_membership(
-    connection: AsyncConnection, workspace_id: str, admin_id: str
+    connection: Connection, workspace_id: str, admin_id: str
 ) -> Membership | None:
     """The person's seat as it is now (a removed person or a changed role holds at once)."""
     if not is_id_of(admin_id, "OrgAdmin"):

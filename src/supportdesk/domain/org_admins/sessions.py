@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from sqlalchemy import and_, delete, insert
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import org_admin_sessions, org_admins, workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
@@ -73,7 +73,7 @@ async def start_session(db: Database, seats: Sequence[OrgAdmin], lifetime: timed
 
 
 async def session_membership(
-    connection: AsyncConnection, session_id: str, workspace_id: str, admin_id: str
+    connection: Connection, session_id: str, workspace_id: str, admin_id: str
 ) -> Membership | None:
     """The seat a session is using, as it is now; None when the session has ended or
     expired, or the person is gone."""
@@ -90,7 +90,7 @@ async def session_membership(
 
 
 async def session_memberships(
-    connection: AsyncConnection, session_id: str, workspace_ids: Sequence[str]
+    connection: Connection, session_id: str, workspace_ids: Sequence[str]
 ) -> list[Membership]:
     """The seats a live session still covers among `workspace_ids`, by workspace name."""
     query = _LIVE_SEATS.where(
@@ -112,9 +112,7 @@ async def end_session(db: Database, session_id: str, workspace_ids: Sequence[str
         )
 
 
-async def delete_admin_sessions(
-    connection: AsyncConnection, workspace_id: str, admin_id: str
-) -> int:
+async def delete_admin_sessions(connection: Connection, workspace_id: str, admin_id: str) -> int:
     """Within the caller's transaction: end the person's sessions in this workspace; how
     many. For the actions that change who may log in (a password change, a removal)."""
     result = await connection.execute(

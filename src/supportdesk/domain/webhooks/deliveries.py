@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk import API_VERSION
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.outbox import mark_deliveries_waiting
 from supportdesk.db.tables import events, webhook_deliveries
 from supportdesk.domain.audit import Actor
@@ -50,15 +50,13 @@ def _new_delivery(
     }
 
 
-async def _queue(connection: AsyncConnection, rows: list[dict[str, Any]]) -> None:
+async def _queue(connection: Connection, rows: list[dict[str, Any]]) -> None:
     if rows:
         await connection.execute(insert(webhook_deliveries), rows)
         mark_deliveries_waiting(connection)
 
 
-async def _delivery(
-    connection: AsyncConnection, workspace_id: str, delivery_id: str
-) -> WebhookDelivery:
+async def _delivery(connection: Connection, workspace_id: str, delivery_id: str) -> WebhookDelivery:
     query = select(*DELIVERY_COLUMNS).where(
         webhook_deliveries.c.workspace_id == workspace_id,
         webhook_deliveries.c.id == delivery_id,
@@ -206,7 +204,7 @@ async def count_deliveries_of_endpoints(
 
 
 async def get_deliveries(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+    connection: Connection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, WebhookDelivery]:
     query = select(*DELIVERY_COLUMNS).where(
         webhook_deliveries.c.workspace_id == workspace_id, webhook_deliveries.c.id.in_(ids)

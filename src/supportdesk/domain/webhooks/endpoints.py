@@ -11,10 +11,10 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth.secret_box import SecretBox, new_webhook_secret
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import webhook_endpoints, workspaces
 from supportdesk.domain import audit
@@ -151,7 +151,7 @@ async def create_endpoint(
     return EndpointWithSecret(endpoint, secret)
 
 
-async def _lock_workspace_endpoints(connection: AsyncConnection, workspace_id: str) -> None:
+async def _lock_workspace_endpoints(connection: Connection, workspace_id: str) -> None:
     """Concurrent creators take turns on the workspace row, so the limit holds (on SQLite,
     where FOR UPDATE is written as nothing, the writer already holds the database)."""
     await connection.execute(
@@ -160,7 +160,7 @@ async def _lock_workspace_endpoints(connection: AsyncConnection, workspace_id: s
 
 
 async def _record(
-    connection: AsyncConnection,
+    connection: Connection,
     actor: Actor,
     kind: str,
     endpoint: WebhookEndpoint,
@@ -182,7 +182,7 @@ async def _record(
 
 
 async def locked_endpoint(
-    connection: AsyncConnection, workspace_id: str, endpoint_id: str
+    connection: Connection, workspace_id: str, endpoint_id: str
 ) -> WebhookEndpoint:
     if not is_id_of(endpoint_id, "WebhookEndpoint"):
         raise not_found("Webhook endpoint")

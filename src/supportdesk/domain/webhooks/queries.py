@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import webhook_endpoints
 from supportdesk.domain.counting import count_rows
 from supportdesk.domain.pagination import Page, PageRequest, page_of
@@ -14,7 +14,7 @@ from supportdesk.domain.webhooks.models import ENDPOINT_COLUMNS, WebhookEndpoint
 
 
 async def list_endpoints(
-    connection: AsyncConnection, workspace_id: str, page: PageRequest
+    connection: Connection, workspace_id: str, page: PageRequest
 ) -> Page[WebhookEndpoint]:
     """Oldest first, as every list."""
     query = select(*ENDPOINT_COLUMNS).where(webhook_endpoints.c.workspace_id == workspace_id)
@@ -25,12 +25,12 @@ async def list_endpoints(
     return page_of([endpoint_of(row) for row in rows], page.first)
 
 
-async def count_endpoints(connection: AsyncConnection, workspace_id: str) -> int:
+async def count_endpoints(connection: Connection, workspace_id: str) -> int:
     return await count_rows(connection, webhook_endpoints, workspace_id)
 
 
 async def get_endpoints(
-    connection: AsyncConnection, workspace_id: str, ids: Sequence[str]
+    connection: Connection, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, WebhookEndpoint]:
     query = select(*ENDPOINT_COLUMNS).where(
         webhook_endpoints.c.workspace_id == workspace_id, webhook_endpoints.c.id.in_(ids)

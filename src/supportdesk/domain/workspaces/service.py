@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from supportdesk.auth.scopes import PRESETS
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.db.tables import workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.api_keys.service import CreatedKey, insert_api_key
@@ -95,7 +95,7 @@ async def init_workspace(
     return InitialisedWorkspace(workspace, admin, password, key)
 
 
-async def get_workspace(connection: AsyncConnection, workspace_id: str) -> Workspace:
+async def get_workspace(connection: Connection, workspace_id: str) -> Workspace:
     row = (
         (
             await connection.execute(
