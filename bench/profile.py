@@ -214,7 +214,7 @@ def profile(options: Options, seconds: int) -> None:
         server.stop()
         if DISPATCH in keys and hooks is not None and load.hook_workspaces:
             workspace = load.workspace_ids[load.hook_workspaces[1]]
-            _profile_dispatch(py_spy, url, workspace, found[DISPATCH], folder, seconds)
+            _profile_dispatch(py_spy, url, workspace, found[DISPATCH], folder, seconds, backend)
     finally:
         server.stop()
         if hooks is not None:
@@ -222,7 +222,13 @@ def profile(options: Options, seconds: int) -> None:
 
 
 def _profile_dispatch(
-    py_spy: str, url: str, workspace_id: str, requests: Requests, folder: Path, seconds: int
+    py_spy: str,
+    url: str,
+    workspace_id: str,
+    requests: Requests,
+    folder: Path,
+    seconds: int,
+    backend: str,
 ) -> None:
     """`supportdesk dispatch` alone delivering what a serve without a dispatcher commits, at
     DISPATCH_RATE createIssue a second: the attempts' cost without requests beside them."""
@@ -242,7 +248,7 @@ def _profile_dispatch(
         made = webhooks.delivery_counts(url, workspace_id)["total"] - before
         cpu_us = (alone.cpu_seconds() - cpu_before) * 1e6 / max(1, made)
         heading = (
-            f"profile of supportdesk dispatch (PostgreSQL), {made:,} deliveries at "
+            f"profile of supportdesk dispatch ({BACKEND_NAMES[backend]}), {made:,} deliveries at "
             f"{DISPATCH_RATE:g} createIssue/s: {cpu_us:,.0f} µs CPU per delivery (py-spy attached)"
         )
         _report(folder, DISPATCH, heading, raw, cpu_us, "delivery")

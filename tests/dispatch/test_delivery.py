@@ -6,12 +6,17 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import select
+from sqlalchemy import update as sql_update
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from supportdesk import __version__
+from supportdesk.db.tables import webhook_endpoints
+from supportdesk.domain.clock import now
 from tests import factories
 from tests.client import GraphQLClient
 from tests.conftest import make_workspace, unique_email
@@ -126,6 +131,60 @@ def test_failures_are_retried_on_schedule_with_the_same_event_id(
     assert delivery["attempts"] == 3
     assert delivery["lastResponseStatus"] == 200
     assert delivery["nextAttemptAt"] is None
+
+
+def test_a_success_ends_the_endpoints_failure_streak_and_is_written_once_a_minute(
+    delivering: RunningServer, receiver: Receiver
+) -> None:
+    workspace = make_workspace(delivering)
+    api = workspace.client()
+    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
+    delivering.call(_failing_since(delivering, workspace.id, endpoint_id, timedelta(hours=1)))
+    assert _health(delivering, workspace.id, endpoint_id)[0] is not None
+
+    new_contact(api)
+    finished(api, endpoint_id)
+    failing_since, first_success = _health(delivering, workspace.id, endpoint_id)
+    new_contact(api)
+    finished(api, endpoint_id, 2)
+
+    assert failing_since is None and first_success is not None
+    # A second success within the minute writes nothing.
+    assert _health(delivering, workspace.id, endpoint_id) == (None, first_success)
+
+
+async def _failing_since(
+    running: RunningServer, workspace_id: str, endpoint_id: str, ago: timedelta
+) -> None:
+    async with running.db.transaction() as connection:
+        await connection.execute(
+            sql_update(webhook_endpoints)
+            .where(
+                webhook_endpoints.c.workspace_id == workspace_id,
+                webhook_endpoints.c.id == endpoint_id,
+            )
+            .values(failing_since=now() - ago)
+        )
+
+
+def _health(
+    running: RunningServer, workspace_id: str, endpoint_id: str
+) -> tuple[datetime | None, datetime | None]:
+    async def read() -> tuple[datetime | None, datetime | None]:
+        async with running.db.read() as connection:
+            row = (
+                await connection.execute(
+                    select(
+                        webhook_endpoints.c.failing_since, webhook_endpoints.c.last_success_at
+                    ).where(
+                        webhook_endpoints.c.workspace_id == workspace_id,
+                        webhook_endpoints.c.id == endpoint_id,
+                    )
+                )
+            ).one()
+            return row[0], row[1]
+
+    return running.call(read())
 
 
 def test_a_delivery_fails_for_good_after_the_last_retry(

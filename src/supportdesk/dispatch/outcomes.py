@@ -124,7 +124,7 @@ async def record_outcomes(
     ]
     async with db.transaction() as connection:
         if succeeded:
-            await connection.execute(_FINISH, succeeded)
+            await connection.run_many(_FINISH, succeeded)
         healthy = {(a.due.workspace_id, a.due.endpoint_id) for a in attempts if a.reply.succeeded}
         for workspace_id, endpoint_id in sorted(healthy):
             await _healthy(connection, workspace_id, endpoint_id, finished)
@@ -160,21 +160,37 @@ async def give_up(db: Database, due: Due, reason: str) -> None:
         )
 
 
+# A success clears the endpoint's failure streak; written at most once a SUCCESS_PRECISION.
+_MARK_HEALTHY = (
+    update(webhook_endpoints)
+    .where(
+        webhook_endpoints.c.workspace_id == bindparam("in_workspace"),
+        webhook_endpoints.c.id == bindparam("the_endpoint"),
+        or_(
+            webhook_endpoints.c.failing_since.is_not(None),
+            webhook_endpoints.c.last_success_at.is_(None),
+            webhook_endpoints.c.last_success_at
+            < bindparam("written_before", type_=webhook_endpoints.c.last_success_at.type),
+        ),
+    )
+    .values(
+        last_success_at=bindparam("success_at", type_=webhook_endpoints.c.last_success_at.type),
+        failing_since=None,
+    )
+)
+
+
 async def _healthy(
     connection: Connection, workspace_id: str, endpoint_id: str, at: datetime
 ) -> None:
-    await connection.execute(
-        update(webhook_endpoints)
-        .where(
-            webhook_endpoints.c.workspace_id == workspace_id,
-            webhook_endpoints.c.id == endpoint_id,
-            or_(
-                webhook_endpoints.c.failing_since.is_not(None),
-                webhook_endpoints.c.last_success_at.is_(None),
-                webhook_endpoints.c.last_success_at < _moment(at - SUCCESS_PRECISION),
-            ),
-        )
-        .values(last_success_at=at, failing_since=None)
+    await connection.rows(
+        _MARK_HEALTHY,
+        {
+            "in_workspace": workspace_id,
+            "the_endpoint": endpoint_id,
+            "written_before": at - SUCCESS_PRECISION,
+            "success_at": at,
+        },
     )
 
 
