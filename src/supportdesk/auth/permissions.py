@@ -60,6 +60,14 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Mutation.replyToIssue": _any("thread:reply"),
     "Issue.messages": _any("issues:read"),
     "Issue.requester": _any("contacts:read"),
+    "Issue.labels": _any("issues:read"),
+    # Labels (CONTRACT section 12)
+    "Query.labels": _any("issues:read"),
+    "Mutation.createLabel": _any("issues:write"),
+    "Mutation.updateLabel": _any("issues:write"),
+    "Mutation.deleteLabel": _any("issues:write"),
+    "Mutation.addLabels": _any("issues:write"),
+    "Mutation.removeLabels": _any("issues:write"),
     # Contacts, accounts, articles
     "Query.contact": _any("contacts:read"),
     "Query.contactByEmail": _any("contacts:read"),
@@ -91,6 +99,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
 NODE_PERMISSIONS: dict[str, frozenset[str]] = {
     "Issue": PERMISSIONS["Query.issue"],
     "Message": PERMISSIONS["Query.issue"],
+    "Label": PERMISSIONS["Query.labels"],
     "Contact": PERMISSIONS["Query.contact"],
     "Account": PERMISSIONS["Query.account"],
     "Article": PERMISSIONS["Query.article"],

@@ -182,6 +182,38 @@ issues = Table(
     Index("ix_issues_updated", "workspace_id", "updated_at", "id"),
 )
 
+# Labels tag issues (CONTRACT section 12); a name is unique in its workspace, any case.
+labels = Table(
+    "labels",
+    metadata,
+    *_tenant_columns(),
+    Column("name", String(50), nullable=False),
+    Column("name_normalized", String(50 * FOLDING_GROWTH), nullable=False),
+    Column("color", String(7), nullable=False),
+    Column("description", String(500), nullable=False, server_default=""),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    UniqueConstraint("workspace_id", "name_normalized"),
+)
+
+# Which labels an issue carries (at most 20 each); deleting a label takes it off every issue.
+issue_labels = Table(
+    "issue_labels",
+    metadata,
+    Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+    Column("issue_id", ID, nullable=False),
+    Column("label_id", ID, nullable=False),
+    Column("added_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "issue_id", "label_id"),
+    ForeignKeyConstraint(["workspace_id", "issue_id"], ["issues.workspace_id", "issues.id"]),
+    ForeignKeyConstraint(
+        ["workspace_id", "label_id"], ["labels.workspace_id", "labels.id"], ondelete="CASCADE"
+    ),
+    # The all-of label filter starts from a label.
+    Index("ix_issue_labels_label", "workspace_id", "label_id", "issue_id"),
+)
+
 messages = Table(
     "messages",
     metadata,

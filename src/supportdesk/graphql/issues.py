@@ -16,6 +16,7 @@ from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
+from supportdesk.graphql.labels import Label
 from supportdesk.graphql.lookahead import subfield_arguments
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
@@ -63,6 +64,12 @@ class Issue(Node):
             return total
 
         return connection_of(info.context.cursors, page, [Message.of(m) for m in page.items], count)
+
+    @strawberry.field(description="The labels the issue carries, by name.")
+    async def labels(self, info: Info) -> list[Label] | None:
+        # The labels of a whole list are read in one batch.
+        carried = await info.context.loaders.labels_of_issue.load(self.id)
+        return [Label.of(label) for label in carried]
 
     @strawberry.field(description="The contact who asked.")
     async def requester(self, info: Info) -> Contact | None:
@@ -139,6 +146,9 @@ class IssueFilter:
         "poll for changes by passing the last `updatedAt` seen.",
     )
     updated_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
+    label_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="Issues carrying every one of these labels."
+    )
 
     def to_domain(self) -> issues.IssueFilter:
         return issues.IssueFilter(
@@ -149,6 +159,7 @@ class IssueFilter:
             created_before=self.created_before,
             updated_after=self.updated_after,
             updated_before=self.updated_before,
+            label_ids=tuple(str(label_id) for label_id in self.label_ids or ()),
         )
 
 

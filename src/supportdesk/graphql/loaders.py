@@ -11,7 +11,15 @@ from typing import Any
 from strawberry.dataloader import DataLoader
 
 from supportdesk.db import Database
-from supportdesk.domain import accounts, api_keys, articles, contacts, issues, machine_users
+from supportdesk.domain import (
+    accounts,
+    api_keys,
+    articles,
+    contacts,
+    issues,
+    labels,
+    machine_users,
+)
 from supportdesk.domain.events import queries as event_queries
 from supportdesk.domain.pagination import Page, PageRequest
 from supportdesk.domain.webhooks import deliveries as webhook_deliveries
@@ -58,6 +66,14 @@ class Loaders:
     @cached_property
     def account(self) -> DataLoader[str, accounts.Account | None]:
         return self._batch(accounts.get_accounts)
+
+    @cached_property
+    def label(self) -> DataLoader[str, labels.Label | None]:
+        return self._batch(labels.get_labels)
+
+    @cached_property
+    def labels_of_issue(self) -> DataLoader[str, list[labels.Label]]:
+        return self._batch(labels.labels_of_issues, [])
 
     @cached_property
     def article(self) -> DataLoader[str, articles.Article | None]:

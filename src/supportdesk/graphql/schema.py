@@ -23,6 +23,7 @@ from supportdesk.graphql.contacts import Contact, ContactMutations, ContactQueri
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.events import EventQueries
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
+from supportdesk.graphql.labels import Label, LabelMutations, LabelQueries
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
 from supportdesk.graphql.resolution import refuse_unlisted_roots, resolve_fields
 from supportdesk.graphql.scalars import DateTime
@@ -38,6 +39,7 @@ from supportdesk.graphql.webhooks import (
 class Query(
     ApiInfoQueries,
     IssueQueries,
+    LabelQueries,
     MachineUserQueries,
     ApiKeyQueries,
     AuditQueries,
@@ -54,6 +56,7 @@ class Query(
 @strawberry.type
 class Mutation(
     IssueMutations,
+    LabelMutations,
     MachineUserMutations,
     ApiKeyMutations,
     ContactMutations,
@@ -80,6 +83,12 @@ async def _issue(context: Context, id: str) -> Issue | None:
 async def _message(context: Context, id: str) -> Message | None:
     found = await _one(context, issues.get_messages, id)
     return Message.of(found) if found else None
+
+
+@node_query.fetches("Label")
+async def _label(context: Context, id: str) -> Label | None:
+    found = await context.loaders.label.load(id)
+    return Label.of(found) if found else None
 
 
 @node_query.fetches("Contact")
@@ -140,6 +149,7 @@ def build_schema() -> strawberry.Schema:
             AuditEvent,
             Issue,
             Message,
+            Label,
             Contact,
             Account,
             Article,

@@ -9,6 +9,7 @@ from __future__ import annotations
 READ_SCOPE_BY_OBJECT: dict[str, str] = {
     "issue": "issues:read",
     "message": "issues:read",
+    "label": "issues:read",
     "contact": "contacts:read",
     "account": "accounts:read",
     "article": "articles:read",
@@ -20,7 +21,11 @@ READ_SCOPE_BY_OBJECT: dict[str, str] = {
 EVENT_TYPES: tuple[str, ...] = (
     "issue.created",
     "issue.updated",
+    "issue.labels_changed",
     "message.created",
+    "label.created",
+    "label.updated",
+    "label.deleted",
     "contact.created",
     "contact.updated",
     "account.created",

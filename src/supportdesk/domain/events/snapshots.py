@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from supportdesk.domain.articles.models import Article
     from supportdesk.domain.contacts.service import Contact
     from supportdesk.domain.issues.models import Issue, Message
+    from supportdesk.domain.labels.models import Label
     from supportdesk.domain.machine_users.service import MachineUser
     from supportdesk.domain.webhooks.models import WebhookEndpoint
 
@@ -51,6 +52,17 @@ def message(value: Message, visibility: str = "public") -> Snapshot:
         "body": value.body,
         "createdAt": rfc3339(value.created_at),
         "visibility": visibility,
+    }
+
+
+def label(value: Label) -> Snapshot:
+    return {
+        "id": value.id,
+        "name": value.name,
+        "color": value.color,
+        "description": value.description,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
     }
 
 

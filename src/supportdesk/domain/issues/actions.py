@@ -228,7 +228,7 @@ _REQUESTER = select(contacts.c.id, contacts.c.email, contacts.c.name).where(
 )
 
 
-async def _issue_snapshot(connection: Connection, issue: Issue) -> snapshots.Snapshot:
+async def issue_snapshot(connection: Connection, issue: Issue) -> snapshots.Snapshot:
     """The issue as events show it, its requester included."""
     [row] = await connection.rows(
         _REQUESTER, {"workspace_id": issue.workspace_id, "id": issue.requester_id}
@@ -241,7 +241,7 @@ async def _existing_issue(connection: Connection, workspace_id: str, issue_id: s
     return issue_of(row)
 
 
-async def _locked_issue(connection: Connection, workspace_id: str, issue_id: str) -> Issue:
+async def locked_issue(connection: Connection, workspace_id: str, issue_id: str) -> Issue:
     if not is_id_of(issue_id, "Issue"):
         raise not_found("Issue")
     # FOR UPDATE on PostgreSQL; SQLAlchemy writes nothing for it on SQLite, which has no
@@ -282,7 +282,7 @@ async def update_issue(
     clean_priority = _priority(check, priority)
     check.check()
     async with db.transaction() as connection:
-        issue = await _locked_issue(connection, workspace_id, issue_id)
+        issue = await locked_issue(connection, workspace_id, issue_id)
         ensure_open_for_changes(issue.status)
         if clean_status is not None:
             check_transition(issue.status, clean_status)
@@ -304,7 +304,7 @@ async def update_issue(
 
 async def _record_update(connection: Connection, actor: Actor, before: Issue, after: Issue) -> None:
     """`issue.updated` with the fields that changed; nothing when none did."""
-    after_snapshot = await _issue_snapshot(connection, after)
+    after_snapshot = await issue_snapshot(connection, after)
     before_snapshot = snapshots.issue(before, after_snapshot["requester"])
     changes = snapshots.changes(before_snapshot, after_snapshot)
     changes.pop("messageCount", None)
@@ -333,7 +333,7 @@ async def reply_to_issue(
     check.check()
     moment = now()
     async with db.transaction() as connection:
-        issue = await _locked_issue(connection, workspace_id, issue_id)
+        issue = await locked_issue(connection, workspace_id, issue_id)
         ensure_open_for_changes(issue.status)
         if clean_status is not None:
             check_transition(issue.status, clean_status)
@@ -358,15 +358,15 @@ async def reply_to_issue(
             },
         )
         changed = issue_of(saved)
-        issue_snapshot = await _issue_snapshot(connection, changed)
+        shown = await issue_snapshot(connection, changed)
         recorded = [
             (
                 "message.created",
-                {"issue": issue_snapshot, "message": snapshots.message(message)},
+                {"issue": shown, "message": snapshots.message(message)},
             )
         ]
         if changed.status != issue.status:
             change = {"status": {"from": issue.status, "to": changed.status}}
-            recorded.append(("issue.updated", {"issue": issue_snapshot, "changes": change}))
+            recorded.append(("issue.updated", {"issue": shown, "changes": change}))
         await record_events(connection, workspace_id, actor, recorded)
     return changed, message

@@ -46,6 +46,8 @@ class IssueFilter:
     created_before: datetime | None = None
     updated_after: datetime | None = None
     updated_before: datetime | None = None
+    # Issues carrying every one of these labels.
+    label_ids: tuple[str, ...] = ()
 
 
 class IssueOrder(Enum):

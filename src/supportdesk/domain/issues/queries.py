@@ -21,6 +21,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     cast,
+    false,
     func,
     literal_column,
     null,
@@ -32,7 +33,7 @@ from sqlalchemy import (
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.reads import Read, in_ids
-from supportdesk.db.tables import contacts, issues, messages
+from supportdesk.db.tables import contacts, issue_labels, issues, messages
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.issues.models import (
     ISSUE_COLUMNS,
@@ -45,6 +46,7 @@ from supportdesk.domain.issues.models import (
     message_of,
 )
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
+from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages
 
@@ -99,6 +101,18 @@ def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Sele
         query = query.where(issues.c.updated_at > where.updated_after)
     if where.updated_before is not None:
         query = query.where(issues.c.updated_at < where.updated_before)
+    wanted_labels = dict.fromkeys(where.label_ids)
+    if len(wanted_labels) > MAX_LABELS_PER_ISSUE:
+        return query.where(false())  # no issue carries that many
+    for label_id in wanted_labels:
+        query = query.where(
+            issues.c.id.in_(
+                select(issue_labels.c.issue_id).where(
+                    issue_labels.c.workspace_id == workspace_id,
+                    issue_labels.c.label_id == label_id,
+                )
+            )
+        )
     return query
 
 

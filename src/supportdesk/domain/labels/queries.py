@@ -1,0 +1,72 @@
+"""Reading labels: by id, a page of the workspace's, and those of many issues at once.
+Each is one statement, whatever the number of ids or the page size."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import bindparam, func, select
+
+from supportdesk.db import Database, Read, in_ids
+from supportdesk.db.connection import Connection
+from supportdesk.db.tables import issue_labels, labels
+from supportdesk.domain.labels.models import LABEL_COLUMNS, Label, label_of
+from supportdesk.domain.pagination import Page, PageRequest, page_of
+from supportdesk.domain.per_parent import ById
+
+_LABELS = ById(LABEL_COLUMNS, Label)
+
+# Every label of each issue, by name: an issue carries at most 20, so no page is needed.
+_OF_ISSUES = Read(
+    select(issue_labels.c.issue_id, *LABEL_COLUMNS)
+    .join(
+        labels,
+        (labels.c.workspace_id == issue_labels.c.workspace_id)
+        & (labels.c.id == issue_labels.c.label_id),
+    )
+    .where(
+        issue_labels.c.workspace_id == bindparam("workspace_id"),
+        in_ids(issue_labels.c.issue_id, "issue_ids"),
+    )
+    .order_by(issue_labels.c.issue_id, labels.c.name_normalized, labels.c.id),
+    lambda row: (row[0], label_of(row[1:])),
+)
+
+
+async def get_labels(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Label]:
+    """Labels by id, one statement for any number of them."""
+    return await _LABELS.fetch(db, workspace_id, ids)
+
+
+async def labels_of_issues(
+    db: Database, workspace_id: str, issue_ids: Sequence[str]
+) -> dict[str, list[Label]]:
+    """Each issue's labels, by name (an empty list for none)."""
+    found: dict[str, list[Label]] = {issue_id: [] for issue_id in issue_ids}
+    for issue_id, label in await db.fetch(
+        _OF_ISSUES, workspace_id=workspace_id, issue_ids=issue_ids
+    ):
+        found[issue_id].append(label)
+    return found
+
+
+async def labels_of_issue_in(
+    connection: Connection, workspace_id: str, issue_id: str
+) -> list[Label]:
+    """One issue's labels, by name, inside a transaction."""
+    rows = await connection.fetch(_OF_ISSUES, workspace_id=workspace_id, issue_ids=[issue_id])
+    return [label for _, label in rows]
+
+
+async def list_labels(connection: Connection, workspace_id: str, page: PageRequest) -> Page[Label]:
+    """The workspace's labels in creation order."""
+    query = select(*LABEL_COLUMNS).where(labels.c.workspace_id == workspace_id)
+    if page.after:
+        query = query.where(labels.c.id > page.after)
+    rows = await connection.execute(query.order_by(labels.c.id).limit(page.first + 1))
+    return page_of([label_of(row) for row in rows], page.first)
+
+
+async def count_labels(connection: Connection, workspace_id: str) -> int:
+    query = select(func.count()).select_from(labels).where(labels.c.workspace_id == workspace_id)
+    return int(await connection.scalar(query) or 0)

@@ -1,0 +1,183 @@
+"""Label: a tag on issues (CONTRACT section 12). Type, queries, mutations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+
+from supportdesk.domain import labels
+from supportdesk.domain.pagination import PageRequest
+from supportdesk.graphql.context import Info
+from supportdesk.graphql.errors import MutationError, mutate
+from supportdesk.graphql.node import Node
+from supportdesk.graphql.pagination import Connection, connection_of
+
+if TYPE_CHECKING:
+    from supportdesk.graphql.issues import Issue
+
+IssueRef = Annotated["Issue", strawberry.lazy("supportdesk.graphql.issues")]
+
+
+@strawberry.type(description="A tag on issues; its name is unique in the workspace, any case.")
+class Label(Node):
+    name: str = strawberry.field(description="1–50 characters.")
+    color: str = strawberry.field(description="`#rrggbb`, lowercase.")
+    description: str
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, label: labels.Label) -> Label:
+        return cls(
+            id=strawberry.ID(label.id),
+            name=label.name,
+            color=label.color,
+            description=label.description,
+            created_at=label.created_at,
+            updated_at=label.updated_at,
+        )
+
+
+@strawberry.input(description="Checked by the service; failures come back in `error`.")
+class CreateLabelInput:
+    name: str | None = strawberry.field(
+        default=None, description="Required; 1–50 characters, unique in the workspace, any case."
+    )
+    color: str | None = strawberry.field(
+        default=None, description="`#rrggbb`; gray (`#6b7280`) when not given."
+    )
+    description: str | None = strawberry.field(default=None, description="Up to 500 characters.")
+
+
+@strawberry.input(description="Change what is given.")
+class UpdateLabelInput:
+    id: strawberry.ID
+    name: str | None = None
+    color: str | None = None
+    description: str | None = None
+
+
+@strawberry.input(description="Labels to put on, or take off, one issue.")
+class IssueLabelsInput:
+    issue_id: strawberry.ID
+    label_ids: list[strawberry.ID] = strawberry.field(
+        description="Labels of the workspace; one that does not exist fails the whole call "
+        "(`labelIds` UNKNOWN). Labels already on (or already off) are no change."
+    )
+
+
+@strawberry.type
+class LabelPayload:
+    label: Label | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class DeleteLabelPayload:
+    deleted_label_id: strawberry.ID | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class IssueLabelsPayload:
+    issue: IssueRef | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class LabelQueries:
+    @strawberry.field(description="The workspace's labels, oldest first.")
+    async def labels(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Connection[Label] | None:
+        context = info.context
+        request = PageRequest.of(first, after, context.cursors)
+        page = await context.db.read_with(labels.list_labels, context.workspace_id, request)
+        return connection_of(
+            context.cursors,
+            page,
+            [Label.of(label) for label in page.items],
+            lambda: context.db.read_with(labels.count_labels, context.workspace_id),
+        )
+
+
+@strawberry.type
+class LabelMutations:
+    @strawberry.mutation(description="Add a label to the workspace.")
+    async def create_label(self, info: Info, input: CreateLabelInput) -> LabelPayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            label = await labels.create_label(
+                context.db,
+                context.actor,
+                context.workspace_id,
+                input.name,
+                input.color,
+                input.description,
+            )
+            return {"label": Label.of(label)}
+
+        return await mutate(LabelPayload, action)
+
+    @strawberry.mutation(description="Rename a label, or change its color or description.")
+    async def update_label(self, info: Info, input: UpdateLabelInput) -> LabelPayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            label = await labels.update_label(
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(input.id),
+                name=input.name,
+                color=input.color,
+                description=input.description,
+            )
+            return {"label": Label.of(label)}
+
+        return await mutate(LabelPayload, action)
+
+    @strawberry.mutation(description="Delete a label; it comes off every issue.")
+    async def delete_label(self, info: Info, id: strawberry.ID) -> DeleteLabelPayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            label = await labels.delete_label(
+                context.db, context.actor, context.workspace_id, str(id)
+            )
+            return {"deleted_label_id": strawberry.ID(label.id)}
+
+        return await mutate(DeleteLabelPayload, action)
+
+    @strawberry.mutation(
+        description=f"Put labels on an issue (at most {labels.MAX_LABELS_PER_ISSUE} per issue)."
+    )
+    async def add_labels(self, info: Info, input: IssueLabelsInput) -> IssueLabelsPayload | None:
+        return await _change_labels(info, input, labels.add_labels)
+
+    @strawberry.mutation(description="Take labels off an issue.")
+    async def remove_labels(self, info: Info, input: IssueLabelsInput) -> IssueLabelsPayload | None:
+        return await _change_labels(info, input, labels.remove_labels)
+
+
+async def _change_labels(
+    info: Info, input: IssueLabelsInput, change: labels.IssueLabelsChange
+) -> IssueLabelsPayload | None:
+    from supportdesk.graphql.issues import Issue
+
+    context = info.context
+
+    async def action() -> dict[str, object]:
+        issue = await change(
+            context.db,
+            context.actor,
+            context.workspace_id,
+            str(input.issue_id),
+            [str(label_id) for label_id in input.label_ids],
+        )
+        return {"issue": Issue.of(issue)}
+
+    return await mutate(IssueLabelsPayload, action)
