@@ -58,6 +58,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Mutation.createIssue": _any("issues:create", "issues:write"),
     "Mutation.updateIssue": _any("issues:write"),
     "Mutation.replyToIssue": _any("thread:reply"),
+    "Mutation.addNote": _any("thread:reply"),
+    "Message.author": _any("issues:read"),
     "Issue.messages": _any("issues:read"),
     "Issue.requester": _any("contacts:read"),
     "Issue.labels": _any("issues:read"),

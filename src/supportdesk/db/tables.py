@@ -223,6 +223,8 @@ messages = Table(
     Column("body", Text, nullable=False),
     Column("author_type", String(20), nullable=False),
     Column("author_id", ID, nullable=False),
+    # "public", or "internal" for a note the requester never sees (CONTRACT section 12).
+    Column("visibility", String(20), nullable=False, server_default="public"),
     Column("created_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("workspace_id", "id"),
     ForeignKeyConstraint(["workspace_id", "issue_id"], ["issues.workspace_id", "issues.id"]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -18,15 +18,37 @@ from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
 from supportdesk.graphql.labels import Label
 from supportdesk.graphql.lookahead import subfield_arguments
+from supportdesk.graphql.machine_users import MachineUser
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
+
+MessageAuthor = Annotated[Contact | MachineUser, strawberry.union("MessageAuthor")]
 
 
 @strawberry.type(description="A message of an issue's thread.")
 class Message(Node):
     sender_name: str
     body: str
+    visibility: str = strawberry.field(
+        description="`public` (the requester sees it), or `internal` for a note (addNote)."
+    )
     created_at: datetime
+    author_type: strawberry.Private[str]
+    author_id: strawberry.Private[str]
+
+    @strawberry.field(
+        description="Who wrote it: the requester (a Contact) or a machine user; null for the "
+        "command line and anyone the workspace no longer has."
+    )
+    async def author(self, info: Info) -> MessageAuthor | None:
+        loaders = info.context.loaders
+        if self.author_type == "contact":
+            contact = await loaders.contact.load(self.author_id)
+            return Contact.of(contact) if contact else None
+        if self.author_type == "machine_user":
+            user = await loaders.machine_user.load(self.author_id)
+            return MachineUser.of(user) if user else None
+        return None
 
     @classmethod
     def of(cls, message: issues.Message) -> Message:
@@ -34,7 +56,10 @@ class Message(Node):
             id=strawberry.ID(message.id),
             sender_name=message.sender_name,
             body=message.body,
+            visibility=message.visibility,
             created_at=message.created_at,
+            author_type=message.author_type,
+            author_id=message.author_id,
         )
 
 
@@ -51,19 +76,38 @@ class Issue(Node):
     updated_at: datetime
     requester_id: strawberry.Private[str]
 
-    @strawberry.field(description="The thread, oldest message first.")
+    @strawberry.field(
+        description="The thread, oldest message first; `visibility` (`public` or `internal`) "
+        "keeps the messages of one kind."
+    )
     async def messages(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        visibility: str | None = None,
     ) -> Connection[Message] | None:
-        page = await info.context.loaders.messages.load(
-            (self.id, PageRequest.of(first, after, info.context.cursors))
+        loaders = info.context.loaders
+        request = PageRequest.of(first, after, info.context.cursors)
+        if visibility is None:
+            page = await loaders.messages.load((self.id, request))
+            total = self.message_count
+
+            async def count() -> int:
+                return total
+
+            return connection_of(
+                info.context.cursors, page, [Message.of(m) for m in page.items], count
+            )
+        if visibility not in issues.VISIBILITIES:
+            raise InvalidArgument("`visibility` is `public` or `internal`.")
+        page = await loaders.messages.load((self.id, request, visibility))
+        return connection_of(
+            info.context.cursors,
+            page,
+            [Message.of(m) for m in page.items],
+            lambda: loaders.message_count_of_visibility.load((self.id, visibility)),
         )
-        total = self.message_count
-
-        async def count() -> int:
-            return total
-
-        return connection_of(info.context.cursors, page, [Message.of(m) for m in page.items], count)
 
     @strawberry.field(description="The labels the issue carries, by name.")
     async def labels(self, info: Info) -> list[Label] | None:
@@ -131,6 +175,12 @@ class ReplyToIssueInput:
     status: str | None = strawberry.field(
         default=None, description="Optionally move the issue, in the same transaction."
     )
+
+
+@strawberry.input(description="An internal note: a message the requester never sees.")
+class AddNoteInput:
+    issue_id: strawberry.ID
+    body: str | None = strawberry.field(default=None, description="Required.")
 
 
 @strawberry.input
@@ -203,6 +253,13 @@ class ReplyToIssuePayload:
     error: MutationError | None = None
 
 
+@strawberry.type
+class AddNotePayload:
+    issue: Issue | None = None
+    message: Message | None = strawberry.field(default=None, description="The note.")
+    error: MutationError | None = None
+
+
 async def load_issue(info: Info, issue_id: str) -> Issue:
     found = await info.context.loaders.issue.load(issue_id) if is_id_of(issue_id, "Issue") else None
     if found is None:
@@ -213,7 +270,7 @@ async def load_issue(info: Info, issue_id: str) -> Issue:
 def _requested_thread_page(info: Info) -> PageRequest | None:
     """The page of `messages` the query asks of this issue, if it asks plainly."""
     arguments = subfield_arguments(info, "Issue", "messages")
-    if arguments is None:
+    if arguments is None or arguments.get("visibility") is not None:
         return None
     try:
         return PageRequest.of(arguments.get("first"), arguments.get("after"), info.context.cursors)
@@ -345,3 +402,19 @@ class IssueMutations:
             return {"issue": Issue.of(issue), "message": Message.of(message)}
 
         return await mutate(ReplyToIssuePayload, action)
+
+    @strawberry.mutation(
+        description="Add an internal note as the key's machine user; it changes no status."
+    )
+    async def add_note(self, info: Info, input: AddNoteInput) -> AddNotePayload | None:
+        context = info.context
+        principal = context.principal
+        author = Actor("machine_user", principal.machine_user_id, principal.machine_user_name)
+
+        async def action() -> dict[str, object]:
+            issue, message = await issues.add_note(
+                context.db, author, context.workspace_id, str(input.issue_id), input.body
+            )
+            return {"issue": Issue.of(issue), "message": Message.of(message)}
+
+        return await mutate(AddNotePayload, action)

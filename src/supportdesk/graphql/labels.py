@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
@@ -59,29 +60,53 @@ class UpdateLabelInput:
     description: str | None = None
 
 
-@strawberry.input(description="Labels to put on, or take off, one issue.")
-class IssueLabelsInput:
+_LABEL_IDS_DESCRIPTION = (
+    "Labels of the workspace; one that does not exist fails the whole call (`labelIds` UNKNOWN)."
+)
+
+
+@strawberry.input(description="Labels to put on one issue.")
+class AddLabelsInput:
     issue_id: strawberry.ID
     label_ids: list[strawberry.ID] = strawberry.field(
-        description="Labels of the workspace; one that does not exist fails the whole call "
-        "(`labelIds` UNKNOWN). Labels already on (or already off) are no change."
+        description=_LABEL_IDS_DESCRIPTION + " Labels already on are no change."
+    )
+
+
+@strawberry.input(description="Labels to take off one issue.")
+class RemoveLabelsInput:
+    issue_id: strawberry.ID
+    label_ids: list[strawberry.ID] = strawberry.field(
+        description=_LABEL_IDS_DESCRIPTION + " Labels already off are no change."
     )
 
 
 @strawberry.type
-class LabelPayload:
+class CreateLabelPayload:
+    label: Label | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class UpdateLabelPayload:
     label: Label | None = None
     error: MutationError | None = None
 
 
 @strawberry.type
 class DeleteLabelPayload:
-    deleted_label_id: strawberry.ID | None = None
+    label: Label | None = strawberry.field(default=None, description="The label as it was.")
     error: MutationError | None = None
 
 
 @strawberry.type
-class IssueLabelsPayload:
+class AddLabelsPayload:
+    issue: IssueRef | None = None
+    error: MutationError | None = None
+
+
+@strawberry.type
+class RemoveLabelsPayload:
     issue: IssueRef | None = None
     error: MutationError | None = None
 
@@ -106,7 +131,7 @@ class LabelQueries:
 @strawberry.type
 class LabelMutations:
     @strawberry.mutation(description="Add a label to the workspace.")
-    async def create_label(self, info: Info, input: CreateLabelInput) -> LabelPayload | None:
+    async def create_label(self, info: Info, input: CreateLabelInput) -> CreateLabelPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
@@ -120,10 +145,10 @@ class LabelMutations:
             )
             return {"label": Label.of(label)}
 
-        return await mutate(LabelPayload, action)
+        return await mutate(CreateLabelPayload, action)
 
     @strawberry.mutation(description="Rename a label, or change its color or description.")
-    async def update_label(self, info: Info, input: UpdateLabelInput) -> LabelPayload | None:
+    async def update_label(self, info: Info, input: UpdateLabelInput) -> UpdateLabelPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
@@ -138,7 +163,7 @@ class LabelMutations:
             )
             return {"label": Label.of(label)}
 
-        return await mutate(LabelPayload, action)
+        return await mutate(UpdateLabelPayload, action)
 
     @strawberry.mutation(description="Delete a label; it comes off every issue.")
     async def delete_label(self, info: Info, id: strawberry.ID) -> DeleteLabelPayload | None:
@@ -148,24 +173,28 @@ class LabelMutations:
             label = await labels.delete_label(
                 context.db, context.actor, context.workspace_id, str(id)
             )
-            return {"deleted_label_id": strawberry.ID(label.id)}
+            # Issues read earlier in this request carried it.
+            context.loaders.labels_of_issue.clear_all()
+            return {"label": Label.of(label)}
 
         return await mutate(DeleteLabelPayload, action)
 
     @strawberry.mutation(
         description=f"Put labels on an issue (at most {labels.MAX_LABELS_PER_ISSUE} per issue)."
     )
-    async def add_labels(self, info: Info, input: IssueLabelsInput) -> IssueLabelsPayload | None:
-        return await _change_labels(info, input, labels.add_labels)
+    async def add_labels(self, info: Info, input: AddLabelsInput) -> AddLabelsPayload | None:
+        return await mutate(AddLabelsPayload, _label_change(info, input, labels.add_labels))
 
     @strawberry.mutation(description="Take labels off an issue.")
-    async def remove_labels(self, info: Info, input: IssueLabelsInput) -> IssueLabelsPayload | None:
-        return await _change_labels(info, input, labels.remove_labels)
+    async def remove_labels(
+        self, info: Info, input: RemoveLabelsInput
+    ) -> RemoveLabelsPayload | None:
+        return await mutate(RemoveLabelsPayload, _label_change(info, input, labels.remove_labels))
 
 
-async def _change_labels(
-    info: Info, input: IssueLabelsInput, change: labels.IssueLabelsChange
-) -> IssueLabelsPayload | None:
+def _label_change(
+    info: Info, input: AddLabelsInput | RemoveLabelsInput, change: labels.IssueLabelsChange
+) -> Callable[[], Awaitable[dict[str, object]]]:
     from supportdesk.graphql.issues import Issue
 
     context = info.context
@@ -178,6 +207,9 @@ async def _change_labels(
             str(input.issue_id),
             [str(label_id) for label_id in input.label_ids],
         )
+        # What this request read of the issue's labels before is out of date now (clear
+        # of one key raises when the key was never read).
+        context.loaders.labels_of_issue.clear_all()
         return {"issue": Issue.of(issue)}
 
-    return await mutate(IssueLabelsPayload, action)
+    return action

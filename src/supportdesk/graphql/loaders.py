@@ -60,12 +60,19 @@ class Loaders:
         return self._batch(contacts.get_contacts)
 
     @cached_property
-    def messages(self) -> DataLoader[tuple[str, PageRequest], Page[issues.Message]]:
+    def messages(
+        self,
+    ) -> DataLoader[tuple[str, PageRequest] | tuple[str, PageRequest, str], Page[issues.Message]]:
+        """A page of each thread; with a visibility, of its messages of that visibility."""
         return self._batch(issues.fetch_threads)
 
     @cached_property
     def account(self) -> DataLoader[str, accounts.Account | None]:
         return self._batch(accounts.get_accounts)
+
+    @cached_property
+    def message_count_of_visibility(self) -> DataLoader[tuple[str, str], int]:
+        return self._batch(issues.count_messages_of_visibility, 0)
 
     @cached_property
     def label(self) -> DataLoader[str, labels.Label | None]:

@@ -106,11 +106,17 @@ def _schemas() -> dict[str, Any]:
         },
         "Message": {
             "type": "object",
-            "required": ["id", "sender_name", "body", "created_at"],
+            "required": ["id", "sender_name", "body", "visibility", "created_at"],
             "properties": {
                 "id": {"type": "string", "description": "Opaque, e.g. msg_01JD…"},
                 "sender_name": {"type": "string"},
                 "body": {"type": "string"},
+                "visibility": {
+                    "type": "string",
+                    "enum": ["public", "internal"],
+                    "description": "`internal`: a note of the team's; never show it to the "
+                    "requester.",
+                },
                 "created_at": timestamp,
             },
         },

@@ -66,6 +66,7 @@ def message_json(message: Message) -> dict[str, Any]:
         "id": message.id,
         "sender_name": message.sender_name,
         "body": message.body,
+        "visibility": message.visibility,
         "created_at": rfc3339(message.created_at),
     }
 

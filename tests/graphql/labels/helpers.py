@@ -19,14 +19,14 @@ mutation($input: UpdateLabelInput!) {{
 }}
 """
 DELETE_LABEL = f"""
-mutation($id: ID!) {{ deleteLabel(id: $id) {{ deletedLabelId {ERROR} }} }}
+mutation($id: ID!) {{ deleteLabel(id: $id) {{ label {{ id name }} {ERROR} }} }}
 """
 ISSUE_LABELS = "issue { id updatedAt labels { id name } } " + ERROR
 ADD_LABELS = f"""
-mutation($input: IssueLabelsInput!) {{ addLabels(input: $input) {{ {ISSUE_LABELS} }} }}
+mutation($input: AddLabelsInput!) {{ addLabels(input: $input) {{ {ISSUE_LABELS} }} }}
 """
 REMOVE_LABELS = f"""
-mutation($input: IssueLabelsInput!) {{ removeLabels(input: $input) {{ {ISSUE_LABELS} }} }}
+mutation($input: RemoveLabelsInput!) {{ removeLabels(input: $input) {{ {ISSUE_LABELS} }} }}
 """
 LABELS = """
 query($first: Int, $after: String) {

@@ -184,7 +184,7 @@ def test_deleting_a_label_takes_it_off_every_issue(workspace: WorkspaceFixture) 
     deleted = api.ok(DELETE_LABEL, {"id": bug["id"]})["deleteLabel"]
     again = api.ok(DELETE_LABEL, {"id": bug["id"]})["deleteLabel"]
 
-    assert deleted == {"deletedLabelId": bug["id"], "error": None}
+    assert deleted == {"label": {"id": bug["id"], "name": "Bug"}, "error": None}
     assert again["error"]["code"] == "NOT_FOUND"
     issue_now = api.ok(
         "query($id: ID!) { issue(id: $id) { labels { name } } }", {"id": issue["id"]}
@@ -269,3 +269,109 @@ def test_labels_of_100_issues_cost_one_statement(workspace: WorkspaceFixture) ->
         return counter.count
 
     assert statements(1) == statements(100)
+
+
+def test_another_workspaces_label_or_issue_is_not_found(
+    workspace: WorkspaceFixture, other_workspace: WorkspaceFixture
+) -> None:
+    api, other = workspace.client(), other_workspace.client()
+    theirs = new_label(other, "Theirs")
+    their_issue = new_issue(other)["id"]
+    mine = new_label(api, "Mine")
+
+    renamed = api.ok(UPDATE_LABEL, {"input": {"id": theirs["id"], "name": "Taken"}})
+    deleted = api.ok(DELETE_LABEL, {"id": theirs["id"]})
+    added = add_labels(api, their_issue, mine["id"])
+    node = api("query($id: ID!) { node(id: $id) { id } }", {"id": theirs["id"]})
+
+    assert renamed["updateLabel"]["error"]["code"] == "NOT_FOUND"
+    assert deleted["deleteLabel"]["error"]["code"] == "NOT_FOUND"
+    assert added["error"]["code"] == "NOT_FOUND"
+    assert node.codes == ["NOT_FOUND"]
+    assert [e["node"]["name"] for e in other.ok(LABELS)["labels"]["edges"]] == ["Theirs"]
+
+
+def test_more_than_20_at_once_is_refused_and_changes_nothing(
+    workspace: WorkspaceFixture,
+) -> None:
+    api = workspace.client()
+    issue_id = new_issue(api)["id"]
+    made = [new_label(api, f"Label {n:02}")["id"] for n in range(21)]
+
+    refused = add_labels(api, issue_id, *made)
+    add_labels(api, issue_id, *made[:20])
+    refused_later = add_labels(api, issue_id, made[20])
+
+    assert refused["error"]["code"] == "LIMIT_REACHED"
+    assert refused_later["error"]["code"] == "LIMIT_REACHED"
+    labels_now = api.ok("query($id: ID!) { issue(id: $id) { labels { id } } }", {"id": issue_id})[
+        "issue"
+    ]["labels"]
+    assert len(labels_now) == 20
+    # Asking for more labels than an issue can carry matches nothing.
+    assert api.ok(ISSUES_WITH_LABELS, {"labelIds": made})["issues"]["totalCount"] == 0
+    assert api.ok(ISSUES_WITH_LABELS, {"labelIds": made[:20]})["issues"]["totalCount"] == 1
+
+
+def test_a_closed_issue_loses_no_label_either(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    issue_id = new_issue(api)["id"]
+    bug = new_label(api, "Bug")["id"]
+    add_labels(api, issue_id, bug)
+    update(api, issue_id, status="solved")
+    update(api, issue_id, status="closed")
+
+    assert remove_labels(api, issue_id, bug)["error"]["code"] == "ISSUE_CLOSED"
+
+
+def test_a_long_description_is_refused(workspace: WorkspaceFixture) -> None:
+    payload = create_label(workspace.client(), "Bug", description="x" * 501)
+
+    assert payload["error"]["fields"] == [{"field": "description", "code": "TOO_LONG"}]
+
+
+def test_deleting_a_label_moves_the_updated_at_of_the_issues_that_carried_it(
+    workspace: WorkspaceFixture,
+) -> None:
+    api = workspace.client()
+    bug = new_label(api, "Bug")["id"]
+    carrying, other = new_issue(api)["id"], new_issue(api)["id"]
+    add_labels(api, carrying, bug)
+    query = "query($id: ID!) { issue(id: $id) { updatedAt } }"
+    before = {i: api.ok(query, {"id": i})["issue"]["updatedAt"] for i in (carrying, other)}
+    time.sleep(0.002)
+
+    api.ok(DELETE_LABEL, {"id": bug})
+
+    after = {i: api.ok(query, {"id": i})["issue"]["updatedAt"] for i in (carrying, other)}
+    assert after[carrying] > before[carrying]
+    assert after[other] == before[other]
+
+
+def test_one_document_sees_each_change_it_makes(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    issue_id = new_issue(api)["id"]
+    bug = new_label(api, "Bug")["id"]
+
+    answer = api.ok(
+        "mutation($i: ID!, $l: ID!) {"
+        " on: addLabels(input: {issueId: $i, labelIds: [$l]}) { issue { labels { name } } }"
+        " off: removeLabels(input: {issueId: $i, labelIds: [$l]}) { issue { labels { name } } } }",
+        {"i": issue_id, "l": bug},
+    )
+
+    assert names(answer["on"]["issue"]) == ["Bug"]
+    assert names(answer["off"]["issue"]) == []
+
+
+def test_a_key_without_issues_read_sees_no_label(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    new_label(api, "Bug")
+    contacts_only = api.with_key(workspace.create_key(["contacts:read"]))
+
+    answer = contacts_only(LABELS)
+    events = contacts_only("{ events(first: 10) { edges { node { type } } } }")
+
+    assert answer.codes == ["FORBIDDEN"]
+    assert answer.errors[0]["extensions"]["requiredScopes"] == ["issues:read"]
+    assert not [e for e in events.body["data"]["events"]["edges"] if "label" in e["node"]["type"]]

@@ -44,14 +44,14 @@ def issue(value: Issue, requester_snapshot: Snapshot) -> Snapshot:
     }
 
 
-def message(value: Message, visibility: str = "public") -> Snapshot:
+def message(value: Message) -> Snapshot:
     return {
         "id": value.id,
         "issueId": value.issue_id,
         "senderName": value.sender_name,
         "body": value.body,
         "createdAt": rfc3339(value.created_at),
-        "visibility": visibility,
+        "visibility": value.visibility,
     }
 
 

@@ -1,11 +1,24 @@
 """Issues (support tickets): numbered per workspace, with a status, a priority and a thread."""
 
-from supportdesk.domain.issues.actions import NewIssue, create_issue, reply_to_issue, update_issue
-from supportdesk.domain.issues.models import Issue, IssueFilter, IssueOrder, Message
+from supportdesk.domain.issues.actions import (
+    NewIssue,
+    add_note,
+    create_issue,
+    reply_to_issue,
+    update_issue,
+)
+from supportdesk.domain.issues.models import (
+    VISIBILITIES,
+    Issue,
+    IssueFilter,
+    IssueOrder,
+    Message,
+)
 from supportdesk.domain.issues.queries import (
     count_issues,
     count_issues_of_accounts,
     count_issues_of_contacts,
+    count_messages_of_visibility,
     cursor_key,
     fetch_issue_by_number,
     fetch_issue_with_thread,
@@ -19,14 +32,17 @@ from supportdesk.domain.issues.queries import (
 )
 
 __all__ = [
+    "VISIBILITIES",
     "Issue",
     "IssueFilter",
     "IssueOrder",
     "Message",
     "NewIssue",
+    "add_note",
     "count_issues",
     "count_issues_of_accounts",
     "count_issues_of_contacts",
+    "count_messages_of_visibility",
     "create_issue",
     "cursor_key",
     "fetch_issue_by_number",

@@ -20,7 +20,14 @@ from supportdesk.domain.contacts import Contact, Requester, upsert_requester
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
-from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, Message, issue_of
+from supportdesk.domain.issues.models import (
+    INTERNAL,
+    ISSUE_COLUMNS,
+    PUBLIC,
+    Issue,
+    Message,
+    issue_of,
+)
 from supportdesk.domain.issues.workflow import (
     DEFAULT_PRIORITY,
     INITIAL_STATUS,
@@ -175,6 +182,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             body,
             "contact",
             requester_id,
+            PUBLIC,
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
@@ -325,26 +333,50 @@ async def reply_to_issue(
     body: str | None,
     status: str | None = None,
 ) -> tuple[Issue, Message]:
-    """Add a message from `actor` (its label is the sender name) and optionally move the
-    status, in one transaction. Returns the issue and the new message."""
+    """Add a public message from `actor` (its label is the sender name) and optionally move
+    the status, in one transaction. Returns the issue and the new message."""
     check = Validator()
     clean_body = _body(check, body)
     clean_status = _status(check, status)
     check.check()
+    return await _add_message(db, actor, workspace_id, issue_id, clean_body, PUBLIC, clean_status)
+
+
+async def add_note(
+    db: Database, actor: Actor, workspace_id: str, issue_id: str, body: str | None
+) -> tuple[Issue, Message]:
+    """Add an internal note from `actor`: a message the requester never sees. It changes
+    no status; like a reply, it moves `updatedAt` and records `message.created`."""
+    check = Validator()
+    clean_body = _body(check, body)
+    check.check()
+    return await _add_message(db, actor, workspace_id, issue_id, clean_body, INTERNAL, None)
+
+
+async def _add_message(
+    db: Database,
+    actor: Actor,
+    workspace_id: str,
+    issue_id: str,
+    body: str,
+    visibility: str,
+    status: str | None,
+) -> tuple[Issue, Message]:
     moment = now()
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
         ensure_open_for_changes(issue.status)
-        if clean_status is not None:
-            check_transition(issue.status, clean_status)
+        if status is not None:
+            check_transition(issue.status, status)
         message = Message(
             new_id("Message", moment),
             workspace_id,
             issue.id,
             actor.label,
-            clean_body,
+            body,
             actor.type,
             actor.id or "",
+            visibility,
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
@@ -354,7 +386,7 @@ async def reply_to_issue(
                 "in_workspace": workspace_id,
                 "the_id": issue.id,
                 "new_updated_at": moment,
-                "new_status": clean_status or issue.status,
+                "new_status": status or issue.status,
             },
         )
         changed = issue_of(saved)

@@ -25,6 +25,12 @@ class Issue:
     updated_at: datetime
 
 
+# A message's visibility: replies and first messages are public; a note is internal.
+PUBLIC = "public"
+INTERNAL = "internal"
+VISIBILITIES = (PUBLIC, INTERNAL)
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     id: str
@@ -34,6 +40,7 @@ class Message:
     body: str
     author_type: str
     author_id: str
+    visibility: str
     created_at: datetime
 
 
@@ -82,6 +89,7 @@ MESSAGE_COLUMNS = (
     messages.c.body,
     messages.c.author_type,
     messages.c.author_id,
+    messages.c.visibility,
     messages.c.created_at,
 )
 

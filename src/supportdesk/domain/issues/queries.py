@@ -21,7 +21,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     cast,
-    false,
     func,
     literal_column,
     null,
@@ -103,7 +102,9 @@ def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Sele
         query = query.where(issues.c.updated_at < where.updated_before)
     wanted_labels = dict.fromkeys(where.label_ids)
     if len(wanted_labels) > MAX_LABELS_PER_ISSUE:
-        return query.where(false())  # no issue carries that many
+        # No issue carries that many. (Not false(): SQLAlchemy would fold the workspace's
+        # condition into it and drop it from the statement.)
+        return query.where(issues.c.id.is_(None))
     for label_id in wanted_labels:
         query = query.where(
             issues.c.id.in_(
@@ -216,19 +217,56 @@ async def count_issues(connection: Connection, workspace_id: str, where: IssueFi
     return int(await connection.scalar(query) or 0)
 
 
-_THREADS = ChildPages(
-    select(*MESSAGE_COLUMNS).where(messages.c.workspace_id == bindparam("workspace_id")),
-    messages.c.issue_id,
-    messages.c.id,
-    message_of,
-)
+def _thread_conditions(of_visibility: bool) -> list[ColumnElement[bool]]:
+    conditions = [messages.c.workspace_id == bindparam("workspace_id")]
+    if of_visibility:
+        conditions.append(messages.c.visibility == bindparam("visibility"))
+    return conditions
+
+
+# Each built once for whole threads, and once for the messages of one visibility.
+_THREADS = {
+    of_visibility: ChildPages(
+        select(*MESSAGE_COLUMNS).where(*_thread_conditions(of_visibility)),
+        messages.c.issue_id,
+        messages.c.id,
+        message_of,
+    )
+    for of_visibility in (False, True)
+}
+# Whole threads are counted by the issue's stored message_count.
+_COUNT_OF_VISIBILITY = ChildCounts(messages, messages.c.issue_id, *_thread_conditions(True))
+
+
+def _visibility_parameters(workspace_id: str, visibility: str | None) -> dict[str, str]:
+    found = {"workspace_id": workspace_id}
+    if visibility is not None:
+        found["visibility"] = visibility
+    return found
 
 
 async def fetch_threads(
-    db: Database, workspace_id: str, issue_ids: Sequence[str], page: PageRequest
+    db: Database,
+    workspace_id: str,
+    issue_ids: Sequence[str],
+    page: PageRequest,
+    visibility: str | None = None,
 ) -> dict[str, Page[Message]]:
-    """The same page of each issue's thread, oldest first, in one statement."""
-    return await _THREADS.fetch(db, issue_ids, page, workspace_id=workspace_id)
+    """The same page of each issue's thread (or of its messages of one visibility), oldest
+    first, in one statement."""
+    threads = _THREADS[visibility is not None]
+    return await threads.fetch(
+        db, issue_ids, page, **_visibility_parameters(workspace_id, visibility)
+    )
+
+
+async def count_messages_of_visibility(
+    db: Database, workspace_id: str, issue_ids: Sequence[str], visibility: str
+) -> dict[str, int]:
+    """How many messages of this visibility each issue has, in one statement."""
+    return await _COUNT_OF_VISIBILITY.fetch(
+        db, issue_ids, **_visibility_parameters(workspace_id, visibility)
+    )
 
 
 def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:

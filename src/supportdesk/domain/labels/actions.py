@@ -183,9 +183,21 @@ async def update_label(
 
 
 async def delete_label(db: Database, actor: Actor, workspace_id: str, label_id: str) -> Label:
-    """Delete the label; it comes off every issue that carried it (those issues record no
-    event of their own: `label.deleted` says it for all of them)."""
+    """Delete the label; it comes off every issue that carried it, and those issues'
+    `updatedAt` moves (they record no event of their own: `label.deleted` says it for all
+    of them). The issues are changed before the label is locked, the order addLabels
+    takes them in, so the two never wait for each other in a circle."""
+    if not is_id_of(label_id, "Label"):
+        raise not_found("Label")
     async with db.transaction() as connection:
+        carrying = select(issue_labels.c.issue_id).where(
+            issue_labels.c.workspace_id == workspace_id, issue_labels.c.label_id == label_id
+        )
+        await connection.execute(
+            update(issues)
+            .where(issues.c.workspace_id == workspace_id, issues.c.id.in_(carrying))
+            .values(updated_at=now())
+        )
         label = await _locked_label(connection, workspace_id, label_id)
         await connection.execute(
             delete(issue_labels).where(
@@ -201,9 +213,14 @@ async def delete_label(db: Database, actor: Actor, workspace_id: str, label_id: 
     return label
 
 
-_KNOWN = select(labels.c.id).where(
-    labels.c.workspace_id == bindparam("workspace_id"), in_ids(labels.c.id, "ids")
+# FOR KEY SHARE on PostgreSQL: a label being deleted is waited for and then not found, so
+# the insert below never meets a label deleted under it (SQLite's writer is alone anyway).
+_KNOWN = (
+    select(labels.c.id)
+    .where(labels.c.workspace_id == bindparam("workspace_id"), in_ids(labels.c.id, "ids"))
+    .with_for_update(read=True, key_share=True)
 )
+_INSERT_ISSUE_LABEL = insert(issue_labels)
 _TOUCH_ISSUE = (
     update(issues)
     .where(issues.c.workspace_id == bindparam("in_workspace"), issues.c.id == bindparam("the_id"))
@@ -225,11 +242,15 @@ async def _check_known(connection: Connection, workspace_id: str, label_ids: lis
         rows = await connection.rows(_KNOWN, {"workspace_id": workspace_id, "ids": wellformed})
         known = {row[0] for row in rows}
     if len(known) != len(label_ids):
-        raise DomainError(
-            ErrorCode.VALIDATION_FAILED,
-            "Unknown label: every id must name a label of the workspace.",
-            [FieldError("labelIds", FieldCode.UNKNOWN)],
-        )
+        raise _unknown_label()
+
+
+def _unknown_label() -> DomainError:
+    return DomainError(
+        ErrorCode.VALIDATION_FAILED,
+        "Unknown label: every id must name a label of the workspace.",
+        [FieldError("labelIds", FieldCode.UNKNOWN)],
+    )
 
 
 async def _labels_changed(
@@ -278,8 +299,8 @@ async def add_labels(
                 f"An issue carries at most {MAX_LABELS_PER_ISSUE} labels.",
             )
         moment = now()
-        await connection.execute(
-            insert(issue_labels),
+        await connection.run_many(
+            _INSERT_ISSUE_LABEL,
             [
                 {
                     "workspace_id": workspace_id,
