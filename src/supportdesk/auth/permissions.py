@@ -57,6 +57,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Query.issues": _any("issues:read"),
     "Mutation.createIssue": _any("issues:create", "issues:write"),
     "Mutation.updateIssue": _any("issues:write"),
+    "Mutation.updateIssues": _any("issues:write"),
     "Mutation.replyToIssue": _any("thread:reply"),
     "Mutation.addNote": _any("thread:reply"),
     "Message.author": _any("issues:read"),

@@ -29,8 +29,9 @@ class FieldCode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class FieldError:
+    # A field of the input; in a bulk change, one of the ids, with the code of what stops it.
     field: str
-    code: FieldCode
+    code: FieldCode | ErrorCode
 
 
 @dataclass(slots=True)

@@ -177,6 +177,31 @@ class ReplyToIssueInput:
     )
 
 
+@strawberry.input(description="One change to up to 100 issues: all of them change, or none does.")
+class UpdateIssuesInput:
+    ids: list[strawberry.ID] = strawberry.field(description="1–100 issues of the workspace.")
+    status: str | None = None
+    priority: str | None = None
+    add_label_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="Labels to put on each issue."
+    )
+    remove_label_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="Labels to take off each issue."
+    )
+
+
+@strawberry.type
+class UpdateIssuesPayload:
+    issues: list[Issue] | None = strawberry.field(
+        default=None, description="The issues in the order of `ids`, changed."
+    )
+    error: MutationError | None = strawberry.field(
+        default=None,
+        description="When any issue cannot change: `fields` names each such id (`field`) "
+        "with its code (NOT_FOUND, ISSUE_CLOSED, INVALID_STATUS_TRANSITION, LIMIT_REACHED).",
+    )
+
+
 @strawberry.input(description="An internal note: a message the requester never sees.")
 class AddNoteInput:
     issue_id: strawberry.ID
@@ -402,6 +427,30 @@ class IssueMutations:
             return {"issue": Issue.of(issue), "message": Message.of(message)}
 
         return await mutate(ReplyToIssuePayload, action)
+
+    @strawberry.mutation(description="Change up to 100 issues at once, all or nothing.")
+    async def update_issues(
+        self, info: Info, input: UpdateIssuesInput
+    ) -> UpdateIssuesPayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            changed = await issues.update_issues(
+                context.db,
+                context.actor,
+                context.workspace_id,
+                issues.BulkChange(
+                    ids=[str(issue_id) for issue_id in input.ids],
+                    status=input.status,
+                    priority=input.priority,
+                    add_label_ids=[str(label_id) for label_id in input.add_label_ids or ()],
+                    remove_label_ids=[str(label_id) for label_id in input.remove_label_ids or ()],
+                ),
+            )
+            context.loaders.labels_of_issue.clear_all()
+            return {"issues": [Issue.of(issue) for issue in changed]}
+
+        return await mutate(UpdateIssuesPayload, action)
 
     @strawberry.mutation(
         description="Add an internal note as the key's machine user; it changes no status."

@@ -23,7 +23,7 @@ EXPIRY_CHOICES = {
 }
 MAX_NAME_LENGTH = 100
 _FIELD_NAMES = {"expiresAt": "expires", "machineUserId": "machine_user_id"}
-_FIELD_MESSAGES = {
+_FIELD_MESSAGES: dict[tuple[str, str], str] = {
     ("name", FieldCode.REQUIRED): "Give the key a name, e.g. the system that will use it.",
     ("name", FieldCode.TOO_LONG): "Keep the name to 100 characters or fewer.",
     ("scopes", FieldCode.REQUIRED): "Choose at least one scope.",

@@ -15,7 +15,7 @@ KEEP_PREVIOUS_CHOICES = {"0": "No: stop at once", "86400": "1 day", "604800": "7
 DEFAULT_KEEP_PREVIOUS = "86400"
 
 _FIELD_NAMES = {"eventTypes": "event_types"}
-_FIELD_MESSAGES = {
+_FIELD_MESSAGES: dict[tuple[str, str], str] = {
     ("url", FieldCode.REQUIRED): "Enter the URL that receives the events.",
     ("url", FieldCode.TOO_LONG): "Keep the URL to 2,048 characters or fewer.",
     ("url", FieldCode.INVALID): "That URL cannot be used.",

@@ -7,6 +7,7 @@ from supportdesk.domain.issues.actions import (
     reply_to_issue,
     update_issue,
 )
+from supportdesk.domain.issues.bulk import BulkChange, update_issues
 from supportdesk.domain.issues.models import (
     VISIBILITIES,
     Issue,
@@ -33,6 +34,7 @@ from supportdesk.domain.issues.queries import (
 
 __all__ = [
     "VISIBILITIES",
+    "BulkChange",
     "Issue",
     "IssueFilter",
     "IssueOrder",
@@ -56,4 +58,5 @@ __all__ = [
     "list_statement",
     "reply_to_issue",
     "update_issue",
+    "update_issues",
 ]

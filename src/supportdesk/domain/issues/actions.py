@@ -53,7 +53,7 @@ class NewIssue:
     idempotency_key: str | None = None
 
 
-def _priority(check: Validator, value: str | None) -> str | None:
+def normalised_priority(check: Validator, value: str | None) -> str | None:
     if value is None:
         return None
     cleaned = value.strip().lower()
@@ -62,7 +62,7 @@ def _priority(check: Validator, value: str | None) -> str | None:
     return cleaned
 
 
-def _status(check: Validator, value: str | None) -> str | None:
+def normalised_status(check: Validator, value: str | None) -> str | None:
     if value is None:
         return None
     cleaned = value.strip().lower()
@@ -130,7 +130,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
     body = _body(check, new.body)
     email = check.email("requesterEmail", new.requester_email, required=True)
     name = check.text("requesterName", new.requester_name, MAX_NAME, required=False)
-    priority = _priority(check, new.priority) or DEFAULT_PRIORITY
+    priority = normalised_priority(check, new.priority) or DEFAULT_PRIORITY
     key = check.text(
         "idempotencyKey", new.idempotency_key, idempotency.MAX_KEY_LENGTH, required=False
     )
@@ -286,8 +286,8 @@ async def update_issue(
     clean_subject = (
         check.text("subject", subject, MAX_SUBJECT, required=True) if subject is not None else None
     )
-    clean_status = _status(check, status)
-    clean_priority = _priority(check, priority)
+    clean_status = normalised_status(check, status)
+    clean_priority = normalised_priority(check, priority)
     check.check()
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
@@ -337,7 +337,7 @@ async def reply_to_issue(
     the status, in one transaction. Returns the issue and the new message."""
     check = Validator()
     clean_body = _body(check, body)
-    clean_status = _status(check, status)
+    clean_status = normalised_status(check, status)
     check.check()
     return await _add_message(db, actor, workspace_id, issue_id, clean_body, PUBLIC, clean_status)
 

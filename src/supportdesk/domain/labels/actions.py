@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from supportdesk.db import Database, in_ids
+from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import issue_labels, issues, labels
@@ -33,7 +33,7 @@ from supportdesk.domain.labels.models import (
     Label,
     label_of,
 )
-from supportdesk.domain.labels.queries import labels_of_issue_in
+from supportdesk.domain.labels.queries import known_label_ids, labels_of_issue_in
 from supportdesk.domain.validation import Validator
 
 # add_labels and remove_labels: (db, actor, workspace_id, issue_id, label_ids) -> the issue.
@@ -213,13 +213,6 @@ async def delete_label(db: Database, actor: Actor, workspace_id: str, label_id: 
     return label
 
 
-# FOR KEY SHARE on PostgreSQL: a label being deleted is waited for and then not found, so
-# the insert below never meets a label deleted under it (SQLite's writer is alone anyway).
-_KNOWN = (
-    select(labels.c.id)
-    .where(labels.c.workspace_id == bindparam("workspace_id"), in_ids(labels.c.id, "ids"))
-    .with_for_update(read=True, key_share=True)
-)
 _INSERT_ISSUE_LABEL = insert(issue_labels)
 _TOUCH_ISSUE = (
     update(issues)
@@ -236,11 +229,7 @@ def _clean_label_ids(label_ids: Sequence[str]) -> list[str]:
 
 async def _check_known(connection: Connection, workspace_id: str, label_ids: list[str]) -> None:
     """Every id names a label of the workspace, or VALIDATION_FAILED (`labelIds` UNKNOWN)."""
-    wellformed = [label_id for label_id in label_ids if is_id_of(label_id, "Label")]
-    known: set[str] = set()
-    if wellformed:
-        rows = await connection.rows(_KNOWN, {"workspace_id": workspace_id, "ids": wellformed})
-        known = {row[0] for row in rows}
+    known = await known_label_ids(connection, workspace_id, label_ids)
     if len(known) != len(label_ids):
         raise _unknown_label()
 

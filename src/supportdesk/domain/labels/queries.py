@@ -10,6 +10,7 @@ from sqlalchemy import bindparam, func, select
 from supportdesk.db import Database, Read, in_ids
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import issue_labels, labels
+from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.labels.models import LABEL_COLUMNS, Label, label_of
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
@@ -50,12 +51,43 @@ async def labels_of_issues(
     return found
 
 
+async def labels_of_issues_in(
+    connection: Connection, workspace_id: str, issue_ids: Sequence[str]
+) -> dict[str, list[Label]]:
+    """Each issue's labels, by name, inside a transaction."""
+    found: dict[str, list[Label]] = {issue_id: [] for issue_id in issue_ids}
+    rows = await connection.fetch(_OF_ISSUES, workspace_id=workspace_id, issue_ids=issue_ids)
+    for issue_id, label in rows:
+        found[issue_id].append(label)
+    return found
+
+
 async def labels_of_issue_in(
     connection: Connection, workspace_id: str, issue_id: str
 ) -> list[Label]:
     """One issue's labels, by name, inside a transaction."""
-    rows = await connection.fetch(_OF_ISSUES, workspace_id=workspace_id, issue_ids=[issue_id])
-    return [label for _, label in rows]
+    return (await labels_of_issues_in(connection, workspace_id, [issue_id]))[issue_id]
+
+
+# FOR KEY SHARE on PostgreSQL: a label being deleted is waited for and then not found, so
+# a writer that goes on to put these labels on issues never meets one deleted under it
+# (SQLite's writer is alone anyway).
+_KNOWN = (
+    select(labels.c.id)
+    .where(labels.c.workspace_id == bindparam("workspace_id"), in_ids(labels.c.id, "ids"))
+    .with_for_update(read=True, key_share=True)
+)
+
+
+async def known_label_ids(
+    connection: Connection, workspace_id: str, label_ids: Sequence[str]
+) -> set[str]:
+    """Which of these ids name labels of the workspace, kept so until the transaction ends."""
+    wellformed = [label_id for label_id in label_ids if is_id_of(label_id, "Label")]
+    if not wellformed:
+        return set()
+    rows = await connection.rows(_KNOWN, {"workspace_id": workspace_id, "ids": wellformed})
+    return {row[0] for row in rows}
 
 
 async def list_labels(connection: Connection, workspace_id: str, page: PageRequest) -> Page[Label]:
