@@ -171,6 +171,8 @@ issues = Table(
     Column("message_count", Integer, nullable=False, server_default="0"),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+    # The issue this one was merged into (it is then closed for good); CONTRACT section 12.
+    Column("merged_into", ID, nullable=True),
     PrimaryKeyConstraint("workspace_id", "id"),
     UniqueConstraint("workspace_id", "ticket_number"),
     ForeignKeyConstraint(

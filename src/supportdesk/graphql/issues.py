@@ -75,6 +75,7 @@ class Issue(Node):
     created_at: datetime
     updated_at: datetime
     requester_id: strawberry.Private[str]
+    merged_into_id: strawberry.Private[str | None] = None
 
     @strawberry.field(
         description="The thread, oldest message first; `visibility` (`public` or `internal`) "
@@ -109,6 +110,16 @@ class Issue(Node):
             lambda: loaders.message_count_of_visibility.load((self.id, visibility)),
         )
 
+    @strawberry.field(
+        description="The issue this one was merged into (mergeIssue); it is then closed and "
+        "takes no more changes (ISSUE_MERGED). Null for an issue not merged."
+    )
+    async def merged_into(self, info: Info) -> Issue | None:
+        if self.merged_into_id is None:
+            return None
+        found = await info.context.loaders.issue.load(self.merged_into_id)
+        return Issue.of(found) if found else None
+
     @strawberry.field(description="The labels the issue carries, by name.")
     async def labels(self, info: Info) -> list[Label] | None:
         # The labels of a whole list are read in one batch.
@@ -132,6 +143,7 @@ class Issue(Node):
             created_at=issue.created_at,
             updated_at=issue.updated_at,
             requester_id=issue.requester_id,
+            merged_into_id=issue.merged_into,
         )
 
 
@@ -200,6 +212,25 @@ class UpdateIssuesPayload:
         description="When any issue cannot change: `fields` names each such id (`field`) "
         "with its code (NOT_FOUND, ISSUE_CLOSED, INVALID_STATUS_TRANSITION, LIMIT_REACHED).",
     )
+
+
+@strawberry.input(description="A duplicate (`sourceId`) and the issue it duplicates.")
+class MergeIssueInput:
+    source_id: strawberry.ID = strawberry.field(
+        description="Closed by the merge; its messages join the target's thread."
+    )
+    target_id: strawberry.ID
+
+
+@strawberry.type
+class MergeIssuePayload:
+    issue: Issue | None = strawberry.field(
+        default=None, description="The target, with the whole thread."
+    )
+    source: Issue | None = strawberry.field(
+        default=None, description="The source, closed, with `mergedInto`."
+    )
+    error: MutationError | None = None
 
 
 @strawberry.input(description="An internal note: a message the requester never sees.")
@@ -427,6 +458,25 @@ class IssueMutations:
             return {"issue": Issue.of(issue), "message": Message.of(message)}
 
         return await mutate(ReplyToIssuePayload, action)
+
+    @strawberry.mutation(
+        description="Merge a duplicate into another issue: its thread joins the target's in "
+        "time order and it is closed, pointing at the target."
+    )
+    async def merge_issue(self, info: Info, input: MergeIssueInput) -> MergeIssuePayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            source, target = await issues.merge_issue(
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(input.source_id),
+                str(input.target_id),
+            )
+            return {"issue": Issue.of(target), "source": Issue.of(source)}
+
+        return await mutate(MergeIssuePayload, action)
 
     @strawberry.mutation(description="Change up to 100 issues at once, all or nothing.")
     async def update_issues(

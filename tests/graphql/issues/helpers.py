@@ -55,3 +55,22 @@ def reply(api: GraphQLClient, issue_id: str, body: str | None, **extra: Any) -> 
         values["body"] = body
     payload: dict[str, Any] = api.ok(REPLY, {"input": values})["replyToIssue"]
     return payload
+
+
+ADD_NOTE = """
+mutation($input: AddNoteInput!) {
+  addNote(input: $input) {
+    issue { id status messageCount updatedAt }
+    message { id senderName body visibility }
+    error { code message fields { field code } }
+  }
+}
+"""
+
+
+def add_note(api: GraphQLClient, issue_id: str, body: str | None) -> dict[str, Any]:
+    values: dict[str, Any] = {"issueId": issue_id}
+    if body is not None:
+        values["body"] = body
+    payload: dict[str, Any] = api.ok(ADD_NOTE, {"input": values})["addNote"]
+    return payload

@@ -10,17 +10,8 @@ import httpx
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
 from tests.graphql.events.helpers import events_after, last_sequence, types_of
-from tests.graphql.issues.helpers import new_issue, reply, update
+from tests.graphql.issues.helpers import ADD_NOTE, add_note, new_issue, reply, update
 
-ADD_NOTE = """
-mutation($input: AddNoteInput!) {
-  addNote(input: $input) {
-    issue { id status messageCount updatedAt }
-    message { id senderName body visibility }
-    error { code message fields { field code } }
-  }
-}
-"""
 THREAD = """
 query($id: ID!, $visibility: String) {
   issue(id: $id) {
@@ -32,14 +23,6 @@ query($id: ID!, $visibility: String) {
   }
 }
 """
-
-
-def add_note(api: GraphQLClient, issue_id: str, body: str | None) -> dict[str, Any]:
-    values: dict[str, Any] = {"issueId": issue_id}
-    if body is not None:
-        values["body"] = body
-    payload: dict[str, Any] = api.ok(ADD_NOTE, {"input": values})["addNote"]
-    return payload
 
 
 def thread(api: GraphQLClient, issue_id: str, visibility: str | None = None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "issue.created",
     "issue.updated",
     "issue.labels_changed",
+    "issue.merged",
     "message.created",
     "label.created",
     "label.updated",

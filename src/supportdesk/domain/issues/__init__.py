@@ -8,6 +8,7 @@ from supportdesk.domain.issues.actions import (
     update_issue,
 )
 from supportdesk.domain.issues.bulk import BulkChange, update_issues
+from supportdesk.domain.issues.merge import merge_issue
 from supportdesk.domain.issues.models import (
     VISIBILITIES,
     Issue,
@@ -56,6 +57,7 @@ __all__ = [
     "issues_of_contacts",
     "list_issues",
     "list_statement",
+    "merge_issue",
     "reply_to_issue",
     "update_issue",
     "update_issues",

@@ -291,7 +291,7 @@ async def update_issue(
     check.check()
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
-        ensure_open_for_changes(issue.status)
+        ensure_open_for_changes(issue.status, issue.merged_into)
         if clean_status is not None:
             check_transition(issue.status, clean_status)
         changes = {
@@ -365,7 +365,7 @@ async def _add_message(
     moment = now()
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
-        ensure_open_for_changes(issue.status)
+        ensure_open_for_changes(issue.status, issue.merged_into)
         if status is not None:
             check_transition(issue.status, status)
         message = Message(

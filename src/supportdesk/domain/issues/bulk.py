@@ -24,7 +24,7 @@ from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.issues.actions import normalised_priority, normalised_status
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
-from supportdesk.domain.issues.workflow import TRANSITIONS
+from supportdesk.domain.issues.workflow import TRANSITIONS, refusal_of
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE, Label
 from supportdesk.domain.labels.queries import known_label_ids, labels_of_issues_in
 from supportdesk.domain.validation import Validator
@@ -130,8 +130,9 @@ def _plan(
     carried: list[Label],
 ) -> tuple[_Plan | None, ErrorCode | None]:
     """What the change does to this issue, or the code of why it cannot."""
-    if issue.status == "closed":
-        return None, ErrorCode.ISSUE_CLOSED
+    refusal = refusal_of(issue.status, issue.merged_into)
+    if refusal is not None:
+        return None, refusal
     if status is not None and status != issue.status and status not in TRANSITIONS[issue.status]:
         return None, ErrorCode.INVALID_STATUS_TRANSITION
     fields = {

@@ -23,6 +23,7 @@ class Issue:
     message_count: int
     created_at: datetime
     updated_at: datetime
+    merged_into: str | None = None
 
 
 # A message's visibility: replies and first messages are public; a note is internal.
@@ -79,6 +80,7 @@ ISSUE_COLUMNS = (
     issues.c.message_count,
     issues.c.created_at,
     issues.c.updated_at,
+    issues.c.merged_into,
 )
 
 MESSAGE_COLUMNS = (

@@ -22,10 +22,25 @@ TRANSITIONS: dict[str, frozenset[str]] = {
 }
 
 
-def ensure_open_for_changes(status: str) -> None:
-    """A closed issue is terminal: every mutation on it is refused."""
+def refusal_of(status: str, merged_into: str | None = None) -> ErrorCode | None:
+    """Why an issue takes no more changes, if it does not: it was merged into another (whose
+    id says where its thread went), or it is closed."""
+    if merged_into is not None:
+        return ErrorCode.ISSUE_MERGED
     if status == "closed":
-        raise DomainError(ErrorCode.ISSUE_CLOSED, "The issue is closed; it cannot change any more.")
+        return ErrorCode.ISSUE_CLOSED
+    return None
+
+
+def ensure_open_for_changes(status: str, merged_into: str | None = None) -> None:
+    """A closed issue is terminal: every mutation on it is refused; a merged one says so."""
+    refusal = refusal_of(status, merged_into)
+    if refusal is ErrorCode.ISSUE_MERGED:
+        raise DomainError(
+            refusal, f"The issue was merged into {merged_into}; change that one instead."
+        )
+    if refusal is ErrorCode.ISSUE_CLOSED:
+        raise DomainError(refusal, "The issue is closed; it cannot change any more.")
 
 
 def check_transition(current: str, target: str) -> None:

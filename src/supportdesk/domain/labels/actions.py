@@ -274,7 +274,7 @@ async def add_labels(
     wanted = _clean_label_ids(label_ids)
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
-        ensure_open_for_changes(issue.status)
+        ensure_open_for_changes(issue.status, issue.merged_into)
         await _check_known(connection, workspace_id, wanted)
         carried = {
             label.id for label in await labels_of_issue_in(connection, workspace_id, issue.id)
@@ -310,7 +310,7 @@ async def remove_labels(
     unwanted = _clean_label_ids(label_ids)
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
-        ensure_open_for_changes(issue.status)
+        ensure_open_for_changes(issue.status, issue.merged_into)
         await _check_known(connection, workspace_id, unwanted)
         carried = await labels_of_issue_in(connection, workspace_id, issue.id)
         removed = [label for label in carried if label.id in unwanted]

@@ -1,0 +1,102 @@
+"""mergeIssue (CONTRACT section 12): a duplicate's thread joins the issue it duplicates.
+
+Both issues are locked in id order (two merges of the same pair never wait for each other
+in a circle). The source's messages move to the target, whose thread stays in time order
+because message ids sort by creation time; the source is closed for good, points at the
+target with `merged_into`, keeps its id, ticket number and labels, and refuses every later
+change with ISSUE_MERGED. One transaction, one `issue.merged` event."""
+
+from __future__ import annotations
+
+from sqlalchemy import bindparam, select, update
+
+from supportdesk.db import Database, in_ids
+from supportdesk.db.tables import issues, messages
+from supportdesk.domain.audit import Actor
+from supportdesk.domain.clock import now
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
+from supportdesk.domain.events import record_events
+from supportdesk.domain.ids import is_id_of
+from supportdesk.domain.issues.actions import issue_snapshot
+from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
+from supportdesk.domain.issues.workflow import ensure_open_for_changes
+
+_PAIR = (
+    select(*ISSUE_COLUMNS)
+    .where(issues.c.workspace_id == bindparam("workspace_id"), in_ids(issues.c.id, "ids"))
+    .order_by(issues.c.id)
+    .with_for_update()
+)
+_MOVE_THREAD = (
+    update(messages)
+    .where(
+        messages.c.workspace_id == bindparam("in_workspace"),
+        messages.c.issue_id == bindparam("from_issue"),
+    )
+    .values(issue_id=bindparam("to_issue"))
+)
+_GROW_TARGET = (
+    update(issues)
+    .where(issues.c.workspace_id == bindparam("in_workspace"), issues.c.id == bindparam("the_id"))
+    .values(
+        message_count=issues.c.message_count
+        + bindparam("moved", type_=issues.c.message_count.type),
+        updated_at=bindparam("new_updated_at", type_=issues.c.updated_at.type),
+    )
+    .returning(*ISSUE_COLUMNS)
+)
+_CLOSE_SOURCE = (
+    update(issues)
+    .where(issues.c.workspace_id == bindparam("in_workspace"), issues.c.id == bindparam("the_id"))
+    .values(
+        status="closed",
+        merged_into=bindparam("into", type_=issues.c.merged_into.type),
+        message_count=0,
+        updated_at=bindparam("new_updated_at", type_=issues.c.updated_at.type),
+    )
+    .returning(*ISSUE_COLUMNS)
+)
+
+
+async def merge_issue(
+    db: Database, actor: Actor, workspace_id: str, source_id: str, target_id: str
+) -> tuple[Issue, Issue]:
+    """Merge `source_id` into `target_id`; returns (source, target) as they are after."""
+    if source_id == target_id:
+        raise DomainError(
+            ErrorCode.VALIDATION_FAILED,
+            "An issue cannot be merged into itself.",
+            [FieldError("targetId", FieldCode.INVALID)],
+        )
+    if not (is_id_of(source_id, "Issue") and is_id_of(target_id, "Issue")):
+        raise not_found("Issue")
+    moment = now()
+    async with db.transaction() as connection:
+        rows = await connection.rows(
+            _PAIR, {"workspace_id": workspace_id, "ids": [source_id, target_id]}
+        )
+        found = {issue.id: issue for issue in map(issue_of, rows)}
+        if len(found) != 2:
+            raise not_found("Issue")
+        source, target = found[source_id], found[target_id]
+        ensure_open_for_changes(source.status, source.merged_into)
+        ensure_open_for_changes(target.status, target.merged_into)
+        await connection.execute(
+            _MOVE_THREAD,
+            {"in_workspace": workspace_id, "from_issue": source.id, "to_issue": target.id},
+        )
+        common = {"in_workspace": workspace_id, "new_updated_at": moment}
+        [grown] = await connection.rows(
+            _GROW_TARGET, {**common, "the_id": target.id, "moved": source.message_count}
+        )
+        [closed] = await connection.rows(
+            _CLOSE_SOURCE, {**common, "the_id": source.id, "into": target.id}
+        )
+        merged, into = issue_of(closed), issue_of(grown)
+        data = {
+            "issue": await issue_snapshot(connection, merged),
+            "mergedInto": await issue_snapshot(connection, into),
+            "movedMessages": source.message_count,
+        }
+        await record_events(connection, workspace_id, actor, [("issue.merged", data)])
+    return merged, into
