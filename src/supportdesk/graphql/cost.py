@@ -47,6 +47,8 @@ from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef, Typ
 
 from supportdesk.auth.scopes import SCOPES
 from supportdesk.domain.events import EVENT_TYPES
+from supportdesk.domain.issues.bulk import MAX_IDS as MAX_BULK_IDS
+from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
 from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from supportdesk.graphql.limits import fragments_of
 
@@ -55,6 +57,8 @@ DEFAULT_PAGE_SIZE = 25
 # (type, field) of each list field that is not a connection's `edges`: its longest length.
 LIST_BOUNDS: dict[tuple[str, str], int] = {
     ("ApiKey", "scopes"): len(SCOPES),  # a key's scopes are a subset of the catalogue
+    ("Issue", "labels"): MAX_LABELS_PER_ISSUE,
+    ("UpdateIssuesPayload", "issues"): MAX_BULK_IDS,
     ("MutationError", "fields"): 100,  # one per input field, or per id of a bulk input
     ("WebhookEndpoint", "eventTypes"): len(EVENT_TYPES),  # a subset of the catalogue
 }

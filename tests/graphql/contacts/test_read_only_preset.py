@@ -10,6 +10,7 @@ from tests.graphql.accounts.helpers import new_account
 from tests.graphql.articles.helpers import new_article
 from tests.graphql.contacts.helpers import new_contact
 from tests.graphql.issues.helpers import new_issue
+from tests.graphql.labels.helpers import new_label
 from tests.graphql.webhooks.helpers import RECEIVER, new_endpoint
 
 READ_EVERYTHING = """
@@ -64,6 +65,28 @@ def mutations(ids: dict[str, str]) -> dict[str, tuple[str, dict[str, object]]]:
         ),
         "replyToIssue": by_input(
             "replyToIssue", "ReplyToIssueInput", {"issueId": ids["issue"], "body": "hi"}
+        ),
+        "addNote": by_input("addNote", "AddNoteInput", {"issueId": ids["issue"], "body": "hi"}),
+        "updateIssues": by_input(
+            "updateIssues", "UpdateIssuesInput", {"ids": [ids["issue"]], "status": "open"}
+        ),
+        "mergeIssue": by_input(
+            "mergeIssue",
+            "MergeIssueInput",
+            {"sourceId": ids["duplicate"], "targetId": ids["issue"]},
+        ),
+        "createLabel": by_input("createLabel", "CreateLabelInput", {"name": "New"}),
+        "updateLabel": by_input(
+            "updateLabel", "UpdateLabelInput", {"id": ids["label"], "name": "X"}
+        ),
+        "deleteLabel": by_id("deleteLabel", ids["label"]),
+        "addLabels": by_input(
+            "addLabels", "AddLabelsInput", {"issueId": ids["issue"], "labelIds": [ids["label"]]}
+        ),
+        "removeLabels": by_input(
+            "removeLabels",
+            "RemoveLabelsInput",
+            {"issueId": ids["issue"], "labelIds": [ids["label"]]},
         ),
         "createContact": by_input("createContact", "CreateContactInput", {"email": "new@acme.com"}),
         "updateContact": by_input(
@@ -128,6 +151,7 @@ def test_read_only_reads_all_four_kinds_and_changes_nothing(workspace: Workspace
     key = keys["edges"][0]["node"]
     ids = {
         "issue": issue["id"],
+        "label": new_label(admin, "Bug")["id"],
         "contact": contact["id"],
         "account": account["id"],
         "article": article["id"],
@@ -169,6 +193,9 @@ def test_read_only_reads_all_four_kinds_and_changes_nothing(workspace: Workspace
     assert read["contacts"]["totalCount"] == 2
     assert read["accounts"]["totalCount"] == 1
 
+    # A second issue for mergeIssue's call, made after the reads above have counted.
+    ids["duplicate"] = new_issue(admin, requesterEmail="wile@acme.com")["id"]
+    before = admin.ok(SNAPSHOT)
     calls = mutations(ids)
     schema_mutations = build_schema()._schema.mutation_type
     assert schema_mutations is not None
