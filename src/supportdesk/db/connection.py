@@ -58,6 +58,7 @@ class Connection:
     async def execute(
         self, statement: Executable, parameters: Parameters = None
     ) -> CursorResult[*tuple[Any, ...]]:
+        deadline.check()
         return await self._execute(statement, parameters)
 
     async def _execute(
@@ -114,7 +115,6 @@ class InlineConnection(Connection):
     async def _execute(
         self, statement: Executable, parameters: Parameters
     ) -> CursorResult[*tuple[Any, ...]]:
-        deadline.check()
         try:
             return self._connection.execute(statement, parameters)
         except OperationalError as error:
@@ -145,7 +145,6 @@ class PooledConnection(Connection):
     async def _execute(
         self, statement: Executable, parameters: Parameters
     ) -> CursorResult[*tuple[Any, ...]]:
-        deadline.check()
         return await self._connection.execute(statement, parameters)
 
     async def run_sync(self, work: Callable[[SyncConnection], T]) -> T:

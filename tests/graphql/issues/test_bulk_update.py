@@ -174,3 +174,22 @@ def test_the_statements_of_a_bulk_change_do_not_grow_with_it(workspace: Workspac
         return counter.count
 
     assert statements(ids[:2], "open") == statements(ids[2:], "open")
+
+
+def test_taking_labels_off_many_issues_costs_the_same_for_2_or_58(
+    workspace: WorkspaceFixture,
+) -> None:
+    api = workspace.client()
+    ids = many(api, 60)
+    bug = new_label(api, "Bug")["id"]
+    assert bulk(api, ids=ids, addLabelIds=[bug])["error"] is None
+    counter = workspace.server.statements
+
+    def statements(chosen: list[str]) -> int:
+        counter.reset()
+        payload = bulk(api, ids=chosen, removeLabelIds=[bug])
+        assert payload["error"] is None
+        assert all(issue["labels"] == [] for issue in payload["issues"])
+        return counter.count
+
+    assert statements(ids[:2]) == statements(ids[2:])

@@ -6,11 +6,12 @@ executing them through SQLAlchemy per call cost more than sending them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from sqlalchemy import bindparam, insert, select, update
 
-from supportdesk.db import Database
+from supportdesk.db import Database, in_ids
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain import idempotency
@@ -231,22 +232,51 @@ def _requester_snapshot(contact: Contact) -> snapshots.Snapshot:
     return snapshots.requester(contact.id, contact.email, contact.name)
 
 
-_REQUESTER = select(contacts.c.id, contacts.c.email, contacts.c.name).where(
-    contacts.c.workspace_id == bindparam("workspace_id"), contacts.c.id == bindparam("id")
+_REQUESTERS = select(contacts.c.id, contacts.c.email, contacts.c.name).where(
+    contacts.c.workspace_id == bindparam("workspace_id"), in_ids(contacts.c.id, "ids")
 )
+
+
+async def issue_snapshots(
+    connection: Connection, workspace_id: str, shown: Sequence[Issue]
+) -> dict[str, snapshots.Snapshot]:
+    """Issues as events show them, their requesters included (read in one statement)."""
+    ids = list({issue.requester_id for issue in shown})
+    rows = await connection.rows(_REQUESTERS, {"workspace_id": workspace_id, "ids": ids})
+    requesters = {row[0]: snapshots.requester(*row) for row in rows}
+    return {issue.id: snapshots.issue(issue, requesters[issue.requester_id]) for issue in shown}
 
 
 async def issue_snapshot(connection: Connection, issue: Issue) -> snapshots.Snapshot:
     """The issue as events show it, its requester included."""
-    [row] = await connection.rows(
-        _REQUESTER, {"workspace_id": issue.workspace_id, "id": issue.requester_id}
-    )
-    return snapshots.issue(issue, snapshots.requester(*row))
+    return (await issue_snapshots(connection, issue.workspace_id, [issue]))[issue.id]
 
 
 async def _existing_issue(connection: Connection, workspace_id: str, issue_id: str) -> Issue:
     [row] = await connection.rows(_ISSUE, {"workspace_id": workspace_id, "id": issue_id})
     return issue_of(row)
+
+
+# Several issues at once, locked in id order: two writers locking overlapping sets never
+# wait for each other in a circle.
+_LOCKED_ISSUES = (
+    select(*ISSUE_COLUMNS)
+    .where(issues.c.workspace_id == bindparam("workspace_id"), in_ids(issues.c.id, "ids"))
+    .order_by(issues.c.id)
+    .with_for_update()
+)
+
+
+async def locked_issues(
+    connection: Connection, workspace_id: str, issue_ids: Sequence[str]
+) -> dict[str, Issue]:
+    """The workspace's issues among `issue_ids` (malformed ids are simply not found),
+    locked until the transaction ends."""
+    wellformed = [issue_id for issue_id in issue_ids if is_id_of(issue_id, "Issue")]
+    if not wellformed:
+        return {}
+    rows = await connection.rows(_LOCKED_ISSUES, {"workspace_id": workspace_id, "ids": wellformed})
+    return {issue.id: issue for issue in map(issue_of, rows)}
 
 
 async def locked_issue(connection: Connection, workspace_id: str, issue_id: str) -> Issue:

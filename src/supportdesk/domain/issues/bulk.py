@@ -12,35 +12,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import update
 
-from supportdesk.db import Database, in_ids
+from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.tables import contacts, issue_labels, issues
+from supportdesk.db.tables import issues
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError
 from supportdesk.domain.events import record_events, snapshots
-from supportdesk.domain.ids import is_id_of
-from supportdesk.domain.issues.actions import normalised_priority, normalised_status
+from supportdesk.domain.issues.actions import (
+    issue_snapshots,
+    locked_issues,
+    normalised_priority,
+    normalised_status,
+)
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
 from supportdesk.domain.issues.workflow import TRANSITIONS, refusal_of
+from supportdesk.domain.labels.actions import carry_labels, drop_labels, labels_changed
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE, Label
 from supportdesk.domain.labels.queries import known_label_ids, labels_of_issues_in
 from supportdesk.domain.validation import Validator
 
 MAX_IDS = 100
-
-_LOCKED = (
-    select(*ISSUE_COLUMNS)
-    .where(issues.c.workspace_id == bindparam("workspace_id"), in_ids(issues.c.id, "ids"))
-    .order_by(issues.c.id)
-    .with_for_update()
-)
-_REQUESTERS = select(contacts.c.id, contacts.c.email, contacts.c.name).where(
-    contacts.c.workspace_id == bindparam("workspace_id"), in_ids(contacts.c.id, "ids")
-)
-_INSERT_ISSUE_LABEL = insert(issue_labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +81,7 @@ async def update_issues(
     removing = list(dict.fromkeys(change.remove_label_ids))
     async with db.transaction() as connection:
         await _check_labels(connection, workspace_id, adding, removing)
-        wellformed = [issue_id for issue_id in ids if is_id_of(issue_id, "Issue")]
-        locked = await connection.rows(_LOCKED, {"workspace_id": workspace_id, "ids": wellformed})
-        found = {issue.id: issue for issue in map(issue_of, locked)}
+        found = await locked_issues(connection, workspace_id, ids)
         carried = await labels_of_issues_in(connection, workspace_id, list(found))
         failures: list[FieldError] = []
         plans: list[_Plan] = []
@@ -105,7 +97,7 @@ async def update_issues(
                 plans.append(plan)
         if failures:
             raise _refused(failures, len(ids))
-        changed = await _apply(connection, actor, workspace_id, plans)
+        changed = await _apply(connection, actor, workspace_id, plans, removing)
     return [changed.get(issue_id, found[issue_id]) for issue_id in ids]
 
 
@@ -163,7 +155,11 @@ def _refused(failures: list[FieldError], asked: int) -> DomainError:
 
 
 async def _apply(
-    connection: Connection, actor: Actor, workspace_id: str, plans: list[_Plan]
+    connection: Connection,
+    actor: Actor,
+    workspace_id: str,
+    plans: list[_Plan],
+    removing: list[str],
 ) -> dict[str, Issue]:
     if not plans:
         return {}
@@ -181,26 +177,12 @@ async def _apply(
             .returning(*ISSUE_COLUMNS)
         )
         changed.update({row[0]: issue_of(row) for row in result})
-    new_rows = [
-        {
-            "workspace_id": workspace_id,
-            "issue_id": p.issue.id,
-            "label_id": label_id,
-            "added_at": moment,
-        }
-        for p in plans
-        for label_id in p.added
-    ]
-    await connection.run_many(_INSERT_ISSUE_LABEL, new_rows)
-    for plan in plans:
-        if plan.removed:
-            await connection.execute(
-                delete(issue_labels).where(
-                    issue_labels.c.workspace_id == workspace_id,
-                    issue_labels.c.issue_id == plan.issue.id,
-                    issue_labels.c.label_id.in_([label.id for label in plan.removed]),
-                )
-            )
+    additions = [(p.issue.id, label_id) for p in plans for label_id in p.added]
+    await carry_labels(connection, workspace_id, additions, moment)
+    # Every issue loses the same labels: one statement for them all.
+    losing = [p.issue.id for p in plans if p.removed]
+    if losing:
+        await drop_labels(connection, workspace_id, losing, removing)
     await _record(connection, actor, workspace_id, plans, changed)
     return changed
 
@@ -212,36 +194,20 @@ async def _record(
     plans: list[_Plan],
     changed: dict[str, Issue],
 ) -> None:
-    requester_ids = list({changed[p.issue.id].requester_id for p in plans})
-    requesters = {
-        row[0]: snapshots.requester(*row)
-        for row in await connection.rows(
-            _REQUESTERS, {"workspace_id": workspace_id, "ids": requester_ids}
-        )
-    }
+    plans_changed = [changed.get(p.issue.id, p.issue) for p in plans]
+    shown_after = await issue_snapshots(connection, workspace_id, plans_changed)
     now_carried = await labels_of_issues_in(
         connection, workspace_id, [p.issue.id for p in plans if p.added or p.removed]
     )
     recorded: list[tuple[str, dict[str, Any]]] = []
     for plan in plans:
-        after = changed[plan.issue.id]
-        shown = snapshots.issue(after, requesters[after.requester_id])
+        shown = shown_after[plan.issue.id]
         if plan.fields:
-            before = snapshots.issue(plan.issue, requesters[after.requester_id])
+            before = snapshots.issue(plan.issue, shown["requester"])
             changes = snapshots.changes(before, shown)
             changes.pop("messageCount", None)  # as updateIssue records it
             recorded.append(("issue.updated", {"issue": shown, "changes": changes}))
         if plan.added or plan.removed:
-            labels_now = now_carried[plan.issue.id]
-            recorded.append(
-                (
-                    "issue.labels_changed",
-                    {
-                        "issue": shown,
-                        "labels": [snapshots.label(label) for label in labels_now],
-                        "added": [snapshots.label(x) for x in labels_now if x.id in plan.added],
-                        "removed": [snapshots.label(label) for label in plan.removed],
-                    },
-                )
-            )
+            carried = now_carried[plan.issue.id]
+            recorded.append(labels_changed(shown, carried, plan.added, plan.removed))
     await record_events(connection, workspace_id, actor, recorded)

@@ -8,25 +8,18 @@ change with ISSUE_MERGED. One transaction, one `issue.merged` event."""
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, update
 
-from supportdesk.db import Database, in_ids
+from supportdesk.db import Database
 from supportdesk.db.tables import issues, messages
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.events import record_events
-from supportdesk.domain.ids import is_id_of
-from supportdesk.domain.issues.actions import issue_snapshot
+from supportdesk.domain.issues.actions import issue_snapshots, locked_issues
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
 from supportdesk.domain.issues.workflow import ensure_open_for_changes
 
-_PAIR = (
-    select(*ISSUE_COLUMNS)
-    .where(issues.c.workspace_id == bindparam("workspace_id"), in_ids(issues.c.id, "ids"))
-    .order_by(issues.c.id)
-    .with_for_update()
-)
 _MOVE_THREAD = (
     update(messages)
     .where(
@@ -68,14 +61,9 @@ async def merge_issue(
             "An issue cannot be merged into itself.",
             [FieldError("targetId", FieldCode.INVALID)],
         )
-    if not (is_id_of(source_id, "Issue") and is_id_of(target_id, "Issue")):
-        raise not_found("Issue")
     moment = now()
     async with db.transaction() as connection:
-        rows = await connection.rows(
-            _PAIR, {"workspace_id": workspace_id, "ids": [source_id, target_id]}
-        )
-        found = {issue.id: issue for issue in map(issue_of, rows)}
+        found = await locked_issues(connection, workspace_id, [source_id, target_id])
         if len(found) != 2:
             raise not_found("Issue")
         source, target = found[source_id], found[target_id]
@@ -93,9 +81,10 @@ async def merge_issue(
             _CLOSE_SOURCE, {**common, "the_id": source.id, "into": target.id}
         )
         merged, into = issue_of(closed), issue_of(grown)
+        shown = await issue_snapshots(connection, workspace_id, [merged, into])
         data = {
-            "issue": await issue_snapshot(connection, merged),
-            "mergedInto": await issue_snapshot(connection, into),
+            "issue": shown[merged.id],
+            "mergedInto": shown[into.id],
             "movedMessages": source.message_count,
         }
         await record_events(connection, workspace_id, actor, [("issue.merged", data)])

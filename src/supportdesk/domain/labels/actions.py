@@ -222,6 +222,56 @@ _TOUCH_ISSUE = (
 )
 
 
+async def carry_labels(
+    connection: Connection,
+    workspace_id: str,
+    additions: Sequence[tuple[str, str]],
+    at: datetime,
+) -> None:
+    """Put each (issue, label) of `additions` on, in one call."""
+    await connection.run_many(
+        _INSERT_ISSUE_LABEL,
+        [
+            {
+                "workspace_id": workspace_id,
+                "issue_id": issue_id,
+                "label_id": label_id,
+                "added_at": at,
+            }
+            for issue_id, label_id in additions
+        ],
+    )
+
+
+async def drop_labels(
+    connection: Connection, workspace_id: str, issue_ids: Sequence[str], label_ids: Sequence[str]
+) -> None:
+    """Take each of the labels off each of the issues, in one statement."""
+    await connection.execute(
+        delete(issue_labels).where(
+            issue_labels.c.workspace_id == workspace_id,
+            issue_labels.c.issue_id.in_(issue_ids),
+            issue_labels.c.label_id.in_(label_ids),
+        )
+    )
+
+
+def labels_changed(
+    shown: snapshots.Snapshot, carried: list[Label], added: Sequence[str], removed: list[Label]
+) -> tuple[str, dict[str, Any]]:
+    """The `issue.labels_changed` event of an issue (as events show it) that now carries
+    `carried`, after `added` (label ids) went on and `removed` came off."""
+    return (
+        "issue.labels_changed",
+        {
+            "issue": shown,
+            "labels": [snapshots.label(label) for label in carried],
+            "added": [snapshots.label(label) for label in carried if label.id in added],
+            "removed": [snapshots.label(label) for label in removed],
+        },
+    )
+
+
 def _clean_label_ids(label_ids: Sequence[str]) -> list[str]:
     """The ids given, once each, in their order."""
     return list(dict.fromkeys(str(label_id) for label_id in label_ids))
@@ -254,15 +304,10 @@ async def _labels_changed(
         _TOUCH_ISSUE, {"in_workspace": issue.workspace_id, "the_id": issue.id, "new_updated_at": at}
     )
     changed = issue_of(row)
-    now_carried = await labels_of_issue_in(connection, issue.workspace_id, issue.id)
-    added_labels = [label for label in now_carried if label.id in added]
-    data = {
-        "issue": await issue_snapshot(connection, changed),
-        "labels": [snapshots.label(label) for label in now_carried],
-        "added": [snapshots.label(label) for label in added_labels],
-        "removed": [snapshots.label(label) for label in removed],
-    }
-    await record_events(connection, issue.workspace_id, actor, [("issue.labels_changed", data)])
+    carried = await labels_of_issue_in(connection, issue.workspace_id, issue.id)
+    shown = await issue_snapshot(connection, changed)
+    event = labels_changed(shown, carried, added, removed)
+    await record_events(connection, issue.workspace_id, actor, [event])
     return changed
 
 
@@ -288,17 +333,8 @@ async def add_labels(
                 f"An issue carries at most {MAX_LABELS_PER_ISSUE} labels.",
             )
         moment = now()
-        await connection.run_many(
-            _INSERT_ISSUE_LABEL,
-            [
-                {
-                    "workspace_id": workspace_id,
-                    "issue_id": issue.id,
-                    "label_id": label_id,
-                    "added_at": moment,
-                }
-                for label_id in new
-            ],
+        await carry_labels(
+            connection, workspace_id, [(issue.id, label_id) for label_id in new], moment
         )
         return await _labels_changed(connection, actor, issue, new, [], moment)
 
@@ -316,11 +352,5 @@ async def remove_labels(
         removed = [label for label in carried if label.id in unwanted]
         if not removed:
             return issue
-        await connection.execute(
-            delete(issue_labels).where(
-                issue_labels.c.workspace_id == workspace_id,
-                issue_labels.c.issue_id == issue.id,
-                issue_labels.c.label_id.in_([label.id for label in removed]),
-            )
-        )
+        await drop_labels(connection, workspace_id, [issue.id], [label.id for label in removed])
         return await _labels_changed(connection, actor, issue, [], removed, now())
