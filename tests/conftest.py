@@ -20,7 +20,7 @@ os.environ.setdefault("SUPPORTDESK_TEST_FAST_PASSWORD_HASHES", "1")
 import pytest
 import redis
 
-from supportdesk.domain import api_keys, audit, machine_users, org_admins
+from supportdesk.domain import api_keys, audit, machine_users, members
 from supportdesk.domain.workspaces import InitialisedWorkspace, init_workspace
 from tests.client import GraphQLClient
 from tests.servers import (
@@ -166,8 +166,13 @@ class WorkspaceFixture:
         password is ADMIN_PASSWORD. Returns their e-mail."""
         email = email or unique_email(role)
         self.server.call(
-            org_admins.create_org_admin(
-                self.server.db, audit.CLI_ACTOR, self.id, email, ADMIN_PASSWORD, role
+            members.create_member(
+                self.server.db,
+                audit.CLI_ACTOR,
+                self.id,
+                email=email,
+                role=role,
+                password=ADMIN_PASSWORD,
             )
         )
         return email

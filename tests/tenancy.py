@@ -55,6 +55,8 @@ CROSS_WORKSPACE = {
     ("webhook_deliveries", "WHERE webhook_deliveries.next_attempt_at <="): "dispatch queue",
     # Migrations on SQLite rebuild a changed table by copying every row (Alembic's batch mode).
     ("*", "INSERT INTO _alembic_tmp_"): "SQLite migrations copy whole tables",
+    # A migration that changes the rows of every workspace says so (migration 0012).
+    ("*", "/* migration: every workspace */"): "a migration over every workspace",
 }
 
 _TABLE_USE = re.compile(

@@ -26,6 +26,8 @@ CONTRACT_SCOPES = {
     "api_keys:manage",
     "audit:read",
     "webhooks:manage",
+    "members:read",
+    "members:manage",
 }
 
 
@@ -37,20 +39,25 @@ def test_full_access_is_every_scope_sorted() -> None:
     assert PRESETS["full_access"] == tuple(sorted(CONTRACT_SCOPES))
 
 
-def test_read_only_is_the_four_read_scopes_and_no_admin_scope() -> None:
+def test_read_only_is_the_five_read_scopes_and_no_admin_scope() -> None:
     assert PRESETS["read_only"] == (
         "accounts:read",
         "articles:read",
         "contacts:read",
         "issues:read",
+        "members:read",
     )
     assert not ADMIN_SCOPES & set(PRESETS["read_only"])
 
 
 def test_admin_scopes_and_the_legacy_scope() -> None:
-    assert {"machine_users:manage", "api_keys:manage", "audit:read", "webhooks:manage"} == (
-        ADMIN_SCOPES
-    )
+    assert {
+        "machine_users:manage",
+        "api_keys:manage",
+        "audit:read",
+        "webhooks:manage",
+        "members:manage",
+    } == ADMIN_SCOPES
     assert LEGACY_SCOPES == ("issues:create",)
 
 

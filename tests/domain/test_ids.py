@@ -19,6 +19,8 @@ CONTRACT_PREFIXES = {
     "MachineUser": "mu",
     "ApiKey": "key",
     "Workspace": "ws",
+    "Member": "mem",
+    "Label": "lbl",
 }
 
 
@@ -98,3 +100,14 @@ def test_the_time_part_of_an_id_encodes_its_millisecond() -> None:
         milliseconds = milliseconds * 32 + crockford.index(char)
 
     assert milliseconds == int(later.timestamp() * 1000)
+
+
+def test_ids_for_one_moment_increase_even_when_later_moments_come_between() -> None:
+    # A batch names its rows for the moment it started while other requests take ids
+    # for later moments: the batch's ids must still sort in the order they were made.
+    batch = []
+    for step in range(50):
+        batch.append(new_id("Article", AT))
+        new_id("Issue", AT + timedelta(milliseconds=step + 1))
+
+    assert batch == sorted(batch)

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, select
 
 from supportdesk.db.tables import org_admin_sessions
 from supportdesk.db.tables import org_admins as org_admins_table
-from supportdesk.domain import audit, org_admins
+from supportdesk.domain import audit, members, org_admins
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace, unique_email
 from tests.servers import RunningServer
 
@@ -95,8 +95,13 @@ def test_ending_a_person_s_sessions_ends_all_of_theirs_and_only_theirs(
     server = workspace.server
     theirs = [start(workspace), start(workspace)]
     colleague = server.call(
-        org_admins.create_org_admin(
-            server.db, audit.CLI_ACTOR, workspace.id, unique_email("colleague"), ADMIN_PASSWORD
+        members.create_member(
+            server.db,
+            audit.CLI_ACTOR,
+            workspace.id,
+            email=unique_email("colleague"),
+            role="admin",
+            password=ADMIN_PASSWORD,
         )
     )
     server.call(org_admins.start_session(server.db, [colleague], LIFETIME))

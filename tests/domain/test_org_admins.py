@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from supportdesk.domain import audit, org_admins
+from supportdesk.domain import audit, members, org_admins
 from supportdesk.domain.errors import DomainError, ErrorCode
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace, unique_email
 from tests.servers import RunningServer
@@ -41,8 +41,13 @@ def test_each_workspace_checks_its_own_password(server: RunningServer) -> None:
     second = make_workspace(server, "Second", email)
     other_password = "another long password"
     server.call(
-        org_admins.create_org_admin(
-            server.db, audit.CLI_ACTOR, make_workspace(server, "Third").id, email, other_password
+        members.create_member(
+            server.db,
+            audit.CLI_ACTOR,
+            make_workspace(server, "Third").id,
+            email=email,
+            role="admin",
+            password=other_password,
         )
     )
 
@@ -75,8 +80,13 @@ def test_bad_input_is_refused_field_by_field(
 ) -> None:
     with pytest.raises(DomainError) as refused:
         workspace.server.call(
-            org_admins.create_org_admin(
-                workspace.server.db, audit.CLI_ACTOR, workspace.id, email, password, role
+            members.create_member(
+                workspace.server.db,
+                audit.CLI_ACTOR,
+                workspace.id,
+                email=email,
+                role=role,
+                password=password,
             )
         )
 
@@ -99,7 +109,7 @@ def test_adding_a_person_is_audited(workspace: WorkspaceFixture) -> None:
     )["auditEvents"]["edges"]
 
     assert events[0]["node"] == {
-        "action": "org_admin.created",
-        "targetType": "OrgAdmin",
+        "action": "member.created",
+        "targetType": "Member",
         "data": {"email": email, "role": "agent"},
     }

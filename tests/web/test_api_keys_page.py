@@ -25,10 +25,18 @@ CONTRACT_SCOPES = [
     "issues:read",
     "issues:write",
     "machine_users:manage",
+    "members:manage",
+    "members:read",
     "thread:reply",
     "webhooks:manage",
 ]
-READ_ONLY_SCOPES = ["accounts:read", "articles:read", "contacts:read", "issues:read"]
+READ_ONLY_SCOPES = [
+    "accounts:read",
+    "articles:read",
+    "contacts:read",
+    "issues:read",
+    "members:read",
+]
 
 
 @pytest.fixture

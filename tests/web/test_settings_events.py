@@ -43,6 +43,7 @@ def test_a_key_created_on_the_page_records_api_key_created_by_the_org_admin(
         "articles:read",
         "contacts:read",
         "issues:read",
+        "members:read",
     ]
     assert secret not in json.dumps(event)
 

@@ -40,6 +40,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
         "machine_users:manage",
         "api_keys:manage",
         "webhooks:manage",
+        "members:read",
     ),
     # Webhook endpoints and their deliveries (CONTRACT section 11)
     "Query.webhookEndpoints": _any("webhooks:manage"),
@@ -66,6 +67,13 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Issue.requester": _any("contacts:read"),
     "Issue.labels": _any("issues:read"),
     "Issue.mergedInto": _any("issues:read"),
+    "Issue.assignee": _any("issues:read"),
+    "Mutation.assignIssue": _any("issues:write"),
+    # Members (CONTRACT section 12)
+    "Query.members": _any("members:read"),
+    "Mutation.createMember": _any("members:manage"),
+    "Mutation.updateMember": _any("members:manage"),
+    "Mutation.removeMember": _any("members:manage"),
     # Labels (CONTRACT section 12)
     "Query.labels": _any("issues:read"),
     "Mutation.createLabel": _any("issues:write"),
@@ -105,6 +113,7 @@ NODE_PERMISSIONS: dict[str, frozenset[str]] = {
     "Issue": PERMISSIONS["Query.issue"],
     "Message": PERMISSIONS["Query.issue"],
     "Label": PERMISSIONS["Query.labels"],
+    "Member": PERMISSIONS["Query.members"],
     "Contact": PERMISSIONS["Query.contact"],
     "Account": PERMISSIONS["Query.account"],
     "Article": PERMISSIONS["Query.article"],

@@ -19,16 +19,24 @@ SCOPES: dict[str, str] = {
     "api_keys:manage": "List, create and revoke API keys (admin)",
     "audit:read": "Read the audit log (admin)",
     "webhooks:manage": "Manage webhook endpoints, their deliveries, redelivery and replay (admin)",
+    "members:read": "Read the workspace's members",
+    "members:manage": "Add, change and remove the workspace's members (admin)",
 }
 
 ADMIN_SCOPES = frozenset(
-    {"machine_users:manage", "api_keys:manage", "audit:read", "webhooks:manage"}
+    {"machine_users:manage", "api_keys:manage", "audit:read", "webhooks:manage", "members:manage"}
 )
 LEGACY_SCOPES = ("issues:create",)
 
 PRESETS: dict[str, tuple[str, ...]] = {
     "full_access": tuple(sorted(SCOPES)),
-    "read_only": ("accounts:read", "articles:read", "contacts:read", "issues:read"),
+    "read_only": (
+        "accounts:read",
+        "articles:read",
+        "contacts:read",
+        "issues:read",
+        "members:read",
+    ),
 }
 
 

@@ -59,6 +59,9 @@ workspaces = Table(
     Column("created_at", UTCDateTime, nullable=False),
 )
 
+# The workspace's members (CONTRACT section 12; `mem_` ids), role admin or agent. The table
+# keeps its first name: org admins are the members with role admin, and only they log in
+# to the settings page. A member added over the API has no password.
 org_admins = Table(
     "org_admins",
     metadata,
@@ -66,7 +69,7 @@ org_admins = Table(
     Column("email", String(254), nullable=False),
     Column("email_normalized", String(254 * FOLDING_GROWTH), nullable=False),
     Column("name", String(200), nullable=False, server_default=""),
-    Column("password_hash", String(200), nullable=False),
+    Column("password_hash", String(200), nullable=True),
     Column("role", String(20), nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("workspace_id", "id"),
@@ -173,6 +176,10 @@ issues = Table(
     Column("updated_at", UTCDateTime, nullable=False),
     # The issue this one was merged into (it is then closed for good); CONTRACT section 12.
     Column("merged_into", ID, nullable=True),
+    # Who works on it: a member or a machine user of the workspace (`member` |
+    # `machine_user`), both NULL when nobody does; CONTRACT section 12.
+    Column("assignee_type", String(20), nullable=True),
+    Column("assignee_id", ID, nullable=True),
     PrimaryKeyConstraint("workspace_id", "id"),
     UniqueConstraint("workspace_id", "ticket_number"),
     ForeignKeyConstraint(
@@ -182,6 +189,8 @@ issues = Table(
     Index("ix_issues_requester", "workspace_id", "requester_id", "id"),
     # Polling for changes: issues(filter: {updatedAfter}, orderBy: UPDATED_AT_ASC).
     Index("ix_issues_updated", "workspace_id", "updated_at", "id"),
+    # issues(filter: {assigneeId}) and unassigning a removed member's issues.
+    Index("ix_issues_assignee", "workspace_id", "assignee_id", "id"),
 )
 
 # Labels tag issues (CONTRACT section 12); a name is unique in its workspace, any case.

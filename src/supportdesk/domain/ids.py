@@ -14,7 +14,7 @@ from datetime import datetime
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 PREFIXES = {
     "Workspace": "ws",
-    "OrgAdmin": "adm",
+    "Member": "mem",
     "MachineUser": "mu",
     "ApiKey": "key",
     "AuditEvent": "aud",
@@ -32,7 +32,10 @@ TYPES_BY_PREFIX = {prefix: type_name for type_name, prefix in PREFIXES.items()}
 _SHAPE = re.compile(r"\A([a-z]{2,4})_([0-9A-HJKMNP-TV-Z]{26})\Z")
 
 _lock = threading.Lock()
-_last: tuple[int, int] = (0, 0)
+# The latest random part given out in each recent millisecond. Not only the newest one: a
+# batch writes ids for the moment it started while other requests may take later ones.
+_latest: dict[int, int] = {}
+_REMEMBERED = 4096
 
 
 def _encode(number: int) -> str:
@@ -44,18 +47,17 @@ def _encode(number: int) -> str:
 
 
 def _next_ulid(milliseconds: int) -> int:
-    """Random within a millisecond, but increasing for ids made in the same one here. An id
-    for an earlier moment than the latest keeps its own millisecond: ids sort by the moment
-    they were made for, whatever moments were asked before."""
-    global _last
+    """Random within a millisecond, but increasing for ids made for the same one here,
+    whatever ids for other moments were made in between."""
     with _lock:
-        last_ms, last_random = _last
-        if milliseconds == last_ms:
-            random_part = last_random + 1
-        else:
+        last_random = _latest.pop(milliseconds, None)
+        if last_random is None:
             random_part = int.from_bytes(os.urandom(10), "big") >> 1
-        if milliseconds >= last_ms:
-            _last = (milliseconds, random_part)
+            if len(_latest) >= _REMEMBERED:
+                del _latest[next(iter(_latest))]  # the least recently used
+        else:
+            random_part = last_random + 1
+        _latest[milliseconds] = random_part
     return (milliseconds << 80) | random_part
 
 

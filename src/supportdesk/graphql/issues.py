@@ -8,9 +8,16 @@ from typing import Annotated, Any
 
 import strawberry
 
-from supportdesk.domain import issues
+from supportdesk.domain import issues, members
 from supportdesk.domain.audit import Actor
-from supportdesk.domain.errors import InvalidArgument, not_found
+from supportdesk.domain.errors import (
+    DomainError,
+    ErrorCode,
+    FieldCode,
+    FieldError,
+    InvalidArgument,
+    not_found,
+)
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.contacts import Contact
@@ -19,10 +26,23 @@ from supportdesk.graphql.errors import MutationError, mutate
 from supportdesk.graphql.labels import Label
 from supportdesk.graphql.lookahead import subfield_arguments
 from supportdesk.graphql.machine_users import MachineUser
+from supportdesk.graphql.members import Member
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
 
-MessageAuthor = Annotated[Contact | MachineUser, strawberry.union("MessageAuthor")]
+MessageAuthor = Annotated[Contact | MachineUser | Member, strawberry.union("MessageAuthor")]
+Assignee = Annotated[Member | MachineUser, strawberry.union("Assignee")]
+
+
+async def _person(info: Info, person_id: str | None) -> Any:
+    """A member or machine user by id, through the request's one batch for both; None for
+    one the workspace no longer has."""
+    if person_id is None:
+        return None
+    found = await info.context.loaders.person.load(person_id)
+    if isinstance(found, members.Member):
+        return Member.of(found)
+    return MachineUser.of(found) if found is not None else None
 
 
 @strawberry.type(description="A message of an issue's thread.")
@@ -37,18 +57,17 @@ class Message(Node):
     author_id: strawberry.Private[str]
 
     @strawberry.field(
-        description="Who wrote it: the requester (a Contact) or a machine user; null for the "
-        "command line and anyone the workspace no longer has."
+        description="Who wrote it: the requester (a Contact), a machine user or a member; "
+        "null for the command line and anyone the workspace no longer has."
     )
     async def author(self, info: Info) -> MessageAuthor | None:
-        loaders = info.context.loaders
         if self.author_type == "contact":
-            contact = await loaders.contact.load(self.author_id)
+            contact = await info.context.loaders.contact.load(self.author_id)
             return Contact.of(contact) if contact else None
-        if self.author_type == "machine_user":
-            user = await loaders.machine_user.load(self.author_id)
-            return MachineUser.of(user) if user else None
-        return None
+        found: MessageAuthor | None = None
+        if self.author_type in ("machine_user", "member"):
+            found = await _person(info, self.author_id)
+        return found
 
     @classmethod
     def of(cls, message: issues.Message) -> Message:
@@ -76,6 +95,16 @@ class Issue(Node):
     updated_at: datetime
     requester_id: strawberry.Private[str]
     merged_into_id: strawberry.Private[str | None] = None
+    assignee_type: strawberry.Private[str | None] = None
+    assignee_id: strawberry.Private[str | None] = None
+
+    @strawberry.field(
+        description="Who works on it: a member or a machine user (assignIssue); null for nobody."
+    )
+    async def assignee(self, info: Info) -> Assignee | None:
+        # The assignees of a whole list are read in one batch per kind.
+        found: Assignee | None = await _person(info, self.assignee_id)
+        return found
 
     @strawberry.field(
         description="The thread, oldest message first; `visibility` (`public` or `internal`) "
@@ -144,6 +173,8 @@ class Issue(Node):
             updated_at=issue.updated_at,
             requester_id=issue.requester_id,
             merged_into_id=issue.merged_into,
+            assignee_type=issue.assignee_type,
+            assignee_id=issue.assignee_id,
         )
 
 
@@ -200,6 +231,11 @@ class UpdateIssuesInput:
     remove_label_ids: list[strawberry.ID] | None = strawberry.field(
         default=None, description="Labels to take off each issue."
     )
+    assignee_id: strawberry.ID | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="A member or machine user to assign each issue to; null unassigns; "
+        "left out, assignees stay.",
+    )
 
 
 @strawberry.type
@@ -233,6 +269,22 @@ class MergeIssuePayload:
     error: MutationError | None = None
 
 
+@strawberry.input(description="Who works on an issue.")
+class AssignIssueInput:
+    issue_id: strawberry.ID
+    assignee_id: strawberry.ID | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="Required: a member or a machine user of the workspace, or null to "
+        "unassign. Any other id fails the call (`assigneeId` UNKNOWN).",
+    )
+
+
+@strawberry.type
+class AssignIssuePayload:
+    issue: Issue | None = None
+    error: MutationError | None = None
+
+
 @strawberry.input(description="An internal note: a message the requester never sees.")
 class AddNoteInput:
     issue_id: strawberry.ID
@@ -255,6 +307,12 @@ class IssueFilter:
     label_ids: list[strawberry.ID] | None = strawberry.field(
         default=None, description="Issues carrying every one of these labels."
     )
+    assignee_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Issues assigned to this member or machine user."
+    )
+    unassigned: bool | None = strawberry.field(
+        default=None, description="`true`: issues assigned to nobody."
+    )
 
     def to_domain(self) -> issues.IssueFilter:
         return issues.IssueFilter(
@@ -266,6 +324,8 @@ class IssueFilter:
             updated_after=self.updated_after,
             updated_before=self.updated_before,
             label_ids=tuple(str(label_id) for label_id in self.label_ids or ()),
+            assignee_id=str(self.assignee_id) if self.assignee_id is not None else None,
+            unassigned=bool(self.unassigned),
         )
 
 
@@ -396,6 +456,10 @@ class IssueQueries:
         )
 
 
+def _optional_id(value: strawberry.ID | None) -> str | None:
+    return None if value is None or value is strawberry.UNSET else str(value)
+
+
 def _contact_or_none(contact: Any) -> Contact | None:
     return Contact.of(contact) if contact is not None else None
 
@@ -478,6 +542,30 @@ class IssueMutations:
 
         return await mutate(MergeIssuePayload, action)
 
+    @strawberry.mutation(
+        description="Give an issue to a member or a machine user of the workspace, or to nobody."
+    )
+    async def assign_issue(self, info: Info, input: AssignIssueInput) -> AssignIssuePayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            if input.assignee_id is strawberry.UNSET:
+                raise DomainError(
+                    ErrorCode.VALIDATION_FAILED,
+                    "Invalid input: assigneeId.",
+                    [FieldError("assigneeId", FieldCode.REQUIRED)],
+                )
+            issue = await issues.assign_issue(
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(input.issue_id),
+                _optional_id(input.assignee_id),
+            )
+            return {"issue": Issue.of(issue)}
+
+        return await mutate(AssignIssuePayload, action)
+
     @strawberry.mutation(description="Change up to 100 issues at once, all or nothing.")
     async def update_issues(
         self, info: Info, input: UpdateIssuesInput
@@ -495,6 +583,8 @@ class IssueMutations:
                     priority=input.priority,
                     add_label_ids=[str(label_id) for label_id in input.add_label_ids or ()],
                     remove_label_ids=[str(label_id) for label_id in input.remove_label_ids or ()],
+                    assign=input.assignee_id is not strawberry.UNSET,
+                    assignee_id=_optional_id(input.assignee_id),
                 ),
             )
             context.loaders.labels_of_issue.clear_all()

@@ -19,6 +19,7 @@ from supportdesk.domain import (
     issues,
     labels,
     machine_users,
+    members,
 )
 from supportdesk.domain.events import queries as event_queries
 from supportdesk.domain.pagination import Page, PageRequest
@@ -81,6 +82,11 @@ class Loaders:
     @cached_property
     def labels_of_issue(self) -> DataLoader[str, list[labels.Label]]:
         return self._batch(labels.labels_of_issues, [])
+
+    @cached_property
+    def person(self) -> DataLoader[str, members.Person | None]:
+        """Members and machine users together: assignees, authors."""
+        return self._batch(members.get_people)
 
     @cached_property
     def article(self) -> DataLoader[str, articles.Article | None]:

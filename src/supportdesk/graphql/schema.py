@@ -10,7 +10,7 @@ import strawberry
 from strawberry.schema.config import StrawberryConfig
 
 from supportdesk.auth.permissions import PERMISSIONS
-from supportdesk.domain import api_keys, audit, issues
+from supportdesk.domain import api_keys, audit, issues, members
 from supportdesk.domain.webhooks import deliveries as webhook_deliveries
 from supportdesk.domain.webhooks import queries as webhook_queries
 from supportdesk.graphql import node_query
@@ -25,6 +25,7 @@ from supportdesk.graphql.events import EventQueries
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.labels import Label, LabelMutations, LabelQueries
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
+from supportdesk.graphql.members import Member, MemberMutations, MemberQueries
 from supportdesk.graphql.resolution import refuse_unlisted_roots, resolve_fields
 from supportdesk.graphql.scalars import DateTime
 from supportdesk.graphql.webhooks import (
@@ -40,6 +41,7 @@ class Query(
     ApiInfoQueries,
     IssueQueries,
     LabelQueries,
+    MemberQueries,
     MachineUserQueries,
     ApiKeyQueries,
     AuditQueries,
@@ -57,6 +59,7 @@ class Query(
 class Mutation(
     IssueMutations,
     LabelMutations,
+    MemberMutations,
     MachineUserMutations,
     ApiKeyMutations,
     ContactMutations,
@@ -89,6 +92,12 @@ async def _message(context: Context, id: str) -> Message | None:
 async def _label(context: Context, id: str) -> Label | None:
     found = await context.loaders.label.load(id)
     return Label.of(found) if found else None
+
+
+@node_query.fetches("Member")
+async def _member(context: Context, id: str) -> Member | None:
+    found = await context.loaders.person.load(id)
+    return Member.of(found) if isinstance(found, members.Member) else None
 
 
 @node_query.fetches("Contact")
@@ -150,6 +159,7 @@ def build_schema() -> strawberry.Schema:
             Issue,
             Message,
             Label,
+            Member,
             Contact,
             Account,
             Article,

@@ -28,7 +28,8 @@ query($issue: ID!, $contact: ID!, $account: ID!, $article: ID!) {
 """
 SNAPSHOT = """
 {
-  issues { edges { node { id subject status priority updatedAt messageCount } } }
+  issues { edges { node { id subject status priority updatedAt messageCount assignee { __typename } } } }
+  members { edges { node { id name role } } }
   contacts { edges { node { id email name updatedAt account { id } } } }
   accounts { edges { node { id name domain updatedAt } } }
   articles { edges { node { id title body status updatedAt } } }
@@ -114,6 +115,18 @@ def mutations(ids: dict[str, str]) -> dict[str, tuple[str, dict[str, object]]]:
             {"machineUserId": ids["machine_user"], "name": "k", "scopes": ["issues:read"]},
         ),
         "revokeApiKey": by_id("revokeApiKey", ids["api_key"]),
+        "createMember": by_input(
+            "createMember", "CreateMemberInput", {"email": "new@example.com", "role": "agent"}
+        ),
+        "updateMember": by_input(
+            "updateMember", "UpdateMemberInput", {"id": ids["member"], "name": "X"}
+        ),
+        "removeMember": by_id("removeMember", ids["member"]),
+        "assignIssue": by_input(
+            "assignIssue",
+            "AssignIssueInput",
+            {"issueId": ids["issue"], "assigneeId": ids["member"]},
+        ),
         "createWebhookEndpoint": by_input(
             "createWebhookEndpoint", "CreateWebhookEndpointInput", {"url": RECEIVER}
         ),
@@ -158,6 +171,7 @@ def test_read_only_reads_all_four_kinds_and_changes_nothing(workspace: Workspace
         "published": published["id"],
         "api_key": key["id"],
         "machine_user": key["machineUser"]["id"],
+        "member": workspace.made.admin.id,
         "webhook": new_endpoint(admin)["webhookEndpoint"]["id"],
         "event": admin.ok("{ events(first: 1) { edges { node { id } } } }")["events"]["edges"][0][
             "node"

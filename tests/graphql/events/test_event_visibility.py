@@ -25,8 +25,9 @@ FAMILIES_BY_SCOPE = {
     "machine_users:manage": {"machine_user"},
     "api_keys:manage": {"api_key"},
     "webhooks:manage": {"webhook_endpoint"},
+    "members:read": {"member"},
 }
-READ_ONLY = ["accounts:read", "articles:read", "contacts:read", "issues:read"]
+READ_ONLY = ["accounts:read", "articles:read", "contacts:read", "issues:read", "members:read"]
 NO_READING_SCOPE = sorted(set(SCOPES) - set(FAMILIES_BY_SCOPE))
 
 

@@ -499,22 +499,26 @@ def test_concurrent_mutations_of_different_objects_are_gap_free(bot: Bot) -> Non
 # --- Workspace -------------------------------------------------------------------------
 
 
-def test_a_new_workspace_starts_its_feed_with_its_managed_user_and_first_key(
+def test_a_new_workspace_starts_its_feed_with_its_admin_managed_user_and_first_key(
     workspace: WorkspaceFixture, api: GraphQLClient
 ) -> None:
     info = api.ok("{ apiInfo }")["apiInfo"]
 
     found = all_events(api)
 
-    managed, key = found[:2]
-    assert [managed["sequence"], key["sequence"]] == [1, 2]
+    admin, managed, key = found[:3]
+    assert [admin["sequence"], managed["sequence"], key["sequence"]] == [1, 2, 3]
+    assert admin["type"] == "member.created"
+    assert admin["data"]["member"]["id"] == workspace.made.admin.id
+    assert admin["data"]["member"]["role"] == "admin"
+    assert admin["data"]["member"]["email"] == workspace.admin_email
     assert managed["type"] == "machine_user.created"
     assert managed["data"]["machineUser"]["id"] == info["machineUser"]["id"]
     assert managed["data"]["machineUser"]["managed"] is True
     assert key["type"] == "api_key.created"
     assert key["data"]["apiKey"]["id"] == info["key"]["id"]
     assert key["data"]["apiKey"]["keyPrefix"] == workspace.key[:12]
-    for event in (managed, key):
+    for event in (admin, managed, key):
         assert event["actor"]["type"] == "system"
         assert event["workspaceId"] == workspace.id
     assert workspace.key not in json.dumps(found)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from supportdesk.domain.issues.models import Issue, Message
     from supportdesk.domain.labels.models import Label
     from supportdesk.domain.machine_users.service import MachineUser
+    from supportdesk.domain.members.models import Member
     from supportdesk.domain.webhooks.models import WebhookEndpoint
 
 Snapshot = dict[str, Any]
@@ -41,6 +42,24 @@ def issue(value: Issue, requester_snapshot: Snapshot) -> Snapshot:
         "createdAt": rfc3339(value.created_at),
         "updatedAt": rfc3339(value.updated_at),
         "requester": requester_snapshot,
+        "assignee": assignee(value.assignee_type, value.assignee_id),
+    }
+
+
+def assignee(kind: str | None, assignee_id: str | None) -> Snapshot | None:
+    """Who works on an issue: `{"type": "member" | "machine_user", "id"}`, or None."""
+    if kind is None or assignee_id is None:
+        return None
+    return {"type": kind, "id": assignee_id}
+
+
+def member(value: Member) -> Snapshot:
+    return {
+        "id": value.id,
+        "email": value.email,
+        "name": value.name,
+        "role": value.role,
+        "createdAt": rfc3339(value.created_at),
     }
 
 

@@ -7,6 +7,7 @@ from supportdesk.domain.issues.actions import (
     reply_to_issue,
     update_issue,
 )
+from supportdesk.domain.issues.assignment import assign_issue
 from supportdesk.domain.issues.bulk import BulkChange, update_issues
 from supportdesk.domain.issues.merge import merge_issue
 from supportdesk.domain.issues.models import (
@@ -42,6 +43,7 @@ __all__ = [
     "Message",
     "NewIssue",
     "add_note",
+    "assign_issue",
     "count_issues",
     "count_issues_of_accounts",
     "count_issues_of_contacts",

@@ -27,6 +27,13 @@ from supportdesk.domain.issues.actions import (
     normalised_priority,
     normalised_status,
 )
+from supportdesk.domain.issues.assignment import (
+    Assignee,
+    assigned_event,
+    assignee_columns,
+    found_assignee,
+    is_assigned_to,
+)
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
 from supportdesk.domain.issues.workflow import TRANSITIONS, refusal_of
 from supportdesk.domain.labels.actions import carry_labels, drop_labels, labels_changed
@@ -44,6 +51,9 @@ class BulkChange:
     priority: str | None = None
     add_label_ids: Sequence[str] = ()
     remove_label_ids: Sequence[str] = ()
+    # Whether the change assigns (`assignee_id` None: to nobody).
+    assign: bool = False
+    assignee_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -54,6 +64,7 @@ class _Plan:
     fields: dict[str, str]
     added: list[str]
     removed: list[Label]
+    reassigned: bool
 
 
 def _checked_input(change: BulkChange) -> tuple[list[str], str | None, str | None]:
@@ -81,6 +92,11 @@ async def update_issues(
     removing = list(dict.fromkeys(change.remove_label_ids))
     async with db.transaction() as connection:
         await _check_labels(connection, workspace_id, adding, removing)
+        assignee = None
+        if change.assign:
+            assignee = await found_assignee(
+                connection, workspace_id, change.assignee_id, "assigneeId"
+            )
         found = await locked_issues(connection, workspace_id, ids)
         carried = await labels_of_issues_in(connection, workspace_id, list(found))
         failures: list[FieldError] = []
@@ -90,14 +106,17 @@ async def update_issues(
             if issue is None:
                 failures.append(FieldError(issue_id, ErrorCode.NOT_FOUND))
                 continue
-            plan, failure = _plan(issue, status, priority, adding, removing, carried[issue_id])
+            reassigned = change.assign and not is_assigned_to(issue, assignee)
+            plan, failure = _plan(
+                issue, status, priority, adding, removing, carried[issue_id], reassigned
+            )
             if failure is not None:
                 failures.append(FieldError(issue_id, failure))
             elif plan is not None:
                 plans.append(plan)
         if failures:
             raise _refused(failures, len(ids))
-        changed = await _apply(connection, actor, workspace_id, plans, removing)
+        changed = await _apply(connection, actor, workspace_id, plans, removing, assignee)
     return [changed.get(issue_id, found[issue_id]) for issue_id in ids]
 
 
@@ -120,6 +139,7 @@ def _plan(
     adding: list[str],
     removing: list[str],
     carried: list[Label],
+    reassigned: bool,
 ) -> tuple[_Plan | None, ErrorCode | None]:
     """What the change does to this issue, or the code of why it cannot."""
     refusal = refusal_of(issue.status, issue.merged_into)
@@ -137,9 +157,9 @@ def _plan(
     removed = [label for label in carried if label.id in removing]
     if len(on) + len(added) - len(removed) > MAX_LABELS_PER_ISSUE:
         return None, ErrorCode.LIMIT_REACHED
-    if not fields and not added and not removed:
+    if not fields and not added and not removed and not reassigned:
         return None, None
-    return _Plan(issue, fields, added, removed), None
+    return _Plan(issue, fields, added, removed, reassigned), None
 
 
 def _refused(failures: list[FieldError], asked: int) -> DomainError:
@@ -160,20 +180,25 @@ async def _apply(
     workspace_id: str,
     plans: list[_Plan],
     removing: list[str],
+    assignee: Assignee | None,
 ) -> dict[str, Issue]:
     if not plans:
         return {}
     moment = now()
     changed: dict[str, Issue] = {}
     # Plans that change the same fields share one UPDATE (a bulk change has one set).
-    by_fields: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    by_fields: dict[tuple[tuple[tuple[str, str], ...], bool], list[str]] = {}
     for plan in plans:
-        by_fields.setdefault(tuple(sorted(plan.fields.items())), []).append(plan.issue.id)
-    for fields, issue_ids in by_fields.items():
+        key = (tuple(sorted(plan.fields.items())), plan.reassigned)
+        by_fields.setdefault(key, []).append(plan.issue.id)
+    for (fields, reassigned), issue_ids in by_fields.items():
+        values: dict[str, Any] = dict(fields)
+        if reassigned:
+            values.update(assignee_columns(assignee))
         result = await connection.execute(
             update(issues)
             .where(issues.c.workspace_id == workspace_id, issues.c.id.in_(issue_ids))
-            .values(updated_at=moment, **dict(fields))
+            .values(updated_at=moment, **values)
             .returning(*ISSUE_COLUMNS)
         )
         changed.update({row[0]: issue_of(row) for row in result})
@@ -183,7 +208,7 @@ async def _apply(
     losing = [p.issue.id for p in plans if p.removed]
     if losing:
         await drop_labels(connection, workspace_id, losing, removing)
-    await _record(connection, actor, workspace_id, plans, changed)
+    await _record(connection, actor, workspace_id, plans, changed, assignee)
     return changed
 
 
@@ -193,6 +218,7 @@ async def _record(
     workspace_id: str,
     plans: list[_Plan],
     changed: dict[str, Issue],
+    assignee: Assignee | None,
 ) -> None:
     plans_changed = [changed.get(p.issue.id, p.issue) for p in plans]
     shown_after = await issue_snapshots(connection, workspace_id, plans_changed)
@@ -206,7 +232,10 @@ async def _record(
             before = snapshots.issue(plan.issue, shown["requester"])
             changes = snapshots.changes(before, shown)
             changes.pop("messageCount", None)  # as updateIssue records it
+            changes.pop("assignee", None)  # issue.assigned says it
             recorded.append(("issue.updated", {"issue": shown, "changes": changes}))
+        if plan.reassigned:
+            recorded.append(assigned_event(shown, assignee, plan.issue))
         if plan.added or plan.removed:
             carried = now_carried[plan.issue.id]
             recorded.append(labels_changed(shown, carried, plan.added, plan.removed))

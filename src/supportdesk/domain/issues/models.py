@@ -24,6 +24,9 @@ class Issue:
     created_at: datetime
     updated_at: datetime
     merged_into: str | None = None
+    # `member` or `machine_user`, and its id; both None when nobody works on it.
+    assignee_type: str | None = None
+    assignee_id: str | None = None
 
 
 # A message's visibility: replies and first messages are public; a note is internal.
@@ -56,6 +59,9 @@ class IssueFilter:
     updated_before: datetime | None = None
     # Issues carrying every one of these labels.
     label_ids: tuple[str, ...] = ()
+    # Issues assigned to this member or machine user; `unassigned`: to nobody.
+    assignee_id: str | None = None
+    unassigned: bool = False
 
 
 class IssueOrder(Enum):
@@ -81,6 +87,8 @@ ISSUE_COLUMNS = (
     issues.c.created_at,
     issues.c.updated_at,
     issues.c.merged_into,
+    issues.c.assignee_type,
+    issues.c.assignee_id,
 )
 
 MESSAGE_COLUMNS = (

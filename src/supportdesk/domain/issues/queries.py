@@ -100,6 +100,12 @@ def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Sele
         query = query.where(issues.c.updated_at > where.updated_after)
     if where.updated_before is not None:
         query = query.where(issues.c.updated_at < where.updated_before)
+    if where.assignee_id is not None and where.unassigned:
+        raise InvalidArgument("Ask for `assigneeId` or for `unassigned`, not both.")
+    if where.assignee_id is not None:
+        query = query.where(issues.c.assignee_id == where.assignee_id)
+    if where.unassigned:
+        query = query.where(issues.c.assignee_id.is_(None))
     wanted_labels = dict.fromkeys(where.label_ids)
     if len(wanted_labels) > MAX_LABELS_PER_ISSUE:
         # No issue carries that many. (Not false(): SQLAlchemy would fold the workspace's

@@ -2,10 +2,8 @@
 
 from supportdesk.domain.org_admins.login_lock import record_login_lock
 from supportdesk.domain.org_admins.service import (
-    ROLES,
     Membership,
     OrgAdmin,
-    create_org_admin,
     get_membership,
     verify_login,
 )
@@ -19,10 +17,8 @@ from supportdesk.domain.org_admins.sessions import (
 )
 
 __all__ = [
-    "ROLES",
     "Membership",
     "OrgAdmin",
-    "create_org_admin",
     "delete_admin_sessions",
     "end_admin_sessions",
     "end_session",

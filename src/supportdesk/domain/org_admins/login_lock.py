@@ -33,7 +33,7 @@ async def record_login_lock(
                 row.workspace_id,
                 actor,
                 "org_admin.login_locked",
-                ("OrgAdmin", row.id),
+                ("Member", row.id),
                 data,
             )
     return len(rows)

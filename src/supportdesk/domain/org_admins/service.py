@@ -1,4 +1,5 @@
-"""Creating org admins and checking their logins."""
+"""Checking the logins of org admins: the members with role admin (members are added in
+domain/members)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,15 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Row, select
 
 from supportdesk.auth.passwords import hash_password, verify_password
-from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import org_admins, workspaces
-from supportdesk.domain import audit
-from supportdesk.domain.clock import now
-from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
-from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.errors import FieldCode
+from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.validation import Validator
 
-# "admin" may use the settings page; "agent" is a person of the workspace who may not.
-ROLES = ("admin", "agent")
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 1024
 
@@ -64,67 +59,6 @@ async def hash_password_off_loop(password: str) -> str:
     return await asyncio.to_thread(hash_password, password)
 
 
-async def insert_org_admin(
-    connection: Connection, workspace_id: str, email: str, password_hash: str, role: str
-) -> OrgAdmin:
-    moment = now()
-    admin = OrgAdmin(new_id("OrgAdmin", moment), workspace_id, email, role)
-    await connection.execute(
-        insert(org_admins).values(
-            workspace_id=workspace_id,
-            id=admin.id,
-            email=email,
-            email_normalized=normalise_email(email),
-            password_hash=password_hash,
-            role=role,
-            created_at=moment,
-        )
-    )
-    return admin
-
-
-async def create_org_admin(
-    db: Database,
-    actor: audit.Actor,
-    workspace_id: str,
-    email: str | None,
-    password: str | None,
-    role: str = "admin",
-) -> OrgAdmin:
-    """Add a person to a workspace; an e-mail is unique per workspace, ignoring case."""
-    check = Validator()
-    clean_email = check.email("email", email, required=True)
-    check_password(check, "password", password)
-    if role not in ROLES:
-        check.fail("role", FieldCode.INVALID)
-    check.check()
-    assert clean_email is not None and password is not None
-    password_hash = await hash_password_off_loop(password)
-    try:
-        async with db.transaction() as connection:
-            exists = await connection.scalar(
-                select(workspaces.c.id).where(workspaces.c.id == workspace_id)
-            )
-            if exists is None:
-                raise not_found("Workspace")
-            admin = await insert_org_admin(
-                connection, workspace_id, clean_email, password_hash, role
-            )
-            await audit.record(
-                connection,
-                workspace_id,
-                actor,
-                "org_admin.created",
-                ("OrgAdmin", admin.id),
-                {"email": clean_email, "role": role},
-            )
-    except IntegrityError:
-        raise DomainError(
-            ErrorCode.ALREADY_EXISTS, f"{clean_email} already belongs to this workspace."
-        ) from None
-    return admin
-
-
 # A person's seats with their workspace names; the session queries join onto it.
 MEMBERSHIPS = select(
     org_admins.c.id,
@@ -165,7 +99,7 @@ async def get_membership(
     connection: Connection, workspace_id: str, admin_id: str
 ) -> Membership | None:
     """The person's seat as it is now (a removed person or a changed role holds at once)."""
-    if not is_id_of(admin_id, "OrgAdmin"):
+    if not is_id_of(admin_id, "Member"):
         return None
     row = (
         await connection.execute(

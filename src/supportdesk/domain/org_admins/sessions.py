@@ -77,7 +77,7 @@ async def session_membership(
 ) -> Membership | None:
     """The seat a session is using, as it is now; None when the session has ended or
     expired, or the person is gone."""
-    if not is_id_of(admin_id, "OrgAdmin"):
+    if not is_id_of(admin_id, "Member"):
         return None
     query = _LIVE_SEATS.where(
         org_admin_sessions.c.workspace_id == workspace_id,
@@ -137,7 +137,7 @@ async def end_admin_sessions(
             workspace_id,
             actor,
             "org_admin.sessions_ended",
-            ("OrgAdmin", admin_id),
+            ("Member", admin_id),
             {"sessions": ended},
         )
     return ended

@@ -1,6 +1,5 @@
-"""Workspaces (tenants) and their org admins."""
+"""Workspaces (tenants) and their first admin."""
 
-from supportdesk.domain.org_admins import OrgAdmin
 from supportdesk.domain.workspaces.service import (
     InitialisedWorkspace,
     Workspace,
@@ -8,4 +7,4 @@ from supportdesk.domain.workspaces.service import (
     init_workspace,
 )
 
-__all__ = ["InitialisedWorkspace", "OrgAdmin", "Workspace", "get_workspace", "init_workspace"]
+__all__ = ["InitialisedWorkspace", "Workspace", "get_workspace", "init_workspace"]

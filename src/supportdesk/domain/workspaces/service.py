@@ -23,11 +23,8 @@ from supportdesk.domain.machine_users.service import (
     MANAGED_NAME,
     insert_machine_user,
 )
-from supportdesk.domain.org_admins.service import (
-    OrgAdmin,
-    hash_password_off_loop,
-    insert_org_admin,
-)
+from supportdesk.domain.members import ADMIN, Member, insert_member
+from supportdesk.domain.org_admins.service import hash_password_off_loop
 from supportdesk.domain.validation import Validator
 
 
@@ -41,7 +38,7 @@ class Workspace:
 @dataclass(frozen=True, slots=True)
 class InitialisedWorkspace:
     workspace: Workspace
-    admin: OrgAdmin
+    admin: Member
     admin_password: str
     key: CreatedKey
 
@@ -66,8 +63,8 @@ async def init_workspace(
         await connection.execute(
             insert(workspaces).values(id=workspace.id, name=clean_name, created_at=moment)
         )
-        admin = await insert_org_admin(
-            connection, workspace.id, clean_email, password_hash, "admin"
+        admin = await insert_member(
+            connection, workspace.id, clean_email, None, ADMIN, password_hash
         )
         managed = await insert_machine_user(
             connection, workspace.id, MANAGED_NAME, MANAGED_DESCRIPTION, managed=True
@@ -88,6 +85,7 @@ async def init_workspace(
             workspace.id,
             audit.CLI_ACTOR,
             [
+                ("member.created", {"member": snapshots.member(admin)}),
                 ("machine_user.created", {"machineUser": snapshots.machine_user(managed)}),
                 ("api_key.created", {"apiKey": snapshots.api_key(key.api_key, moment)}),
             ],

@@ -11,7 +11,7 @@ from supportdesk.domain.pagination import PageRequest
 from supportdesk.web.endpoint import Page, redirect
 
 PAGE_SIZE = 50
-TARGET_TYPES = ("ApiKey", "MachineUser", "OrgAdmin", "WebhookEndpoint")
+TARGET_TYPES = ("ApiKey", "MachineUser", "Member", "WebhookEndpoint")
 ACTIONS = {
     "api_key.created": "Key created",
     "api_key.revoked": "Key revoked",

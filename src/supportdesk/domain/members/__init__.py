@@ -1,0 +1,27 @@
+"""Members: the workspace's people, admins and agents (CONTRACT section 12)."""
+
+from supportdesk.domain.members.actions import (
+    create_member,
+    insert_member,
+    remove_member,
+    update_member,
+)
+from supportdesk.domain.members.models import ADMIN, AGENT, ROLES, Member
+from supportdesk.domain.members.people import Person, get_people
+from supportdesk.domain.members.queries import count_members, get_members, list_members
+
+__all__ = [
+    "ADMIN",
+    "AGENT",
+    "ROLES",
+    "Member",
+    "Person",
+    "count_members",
+    "create_member",
+    "get_members",
+    "get_people",
+    "insert_member",
+    "list_members",
+    "remove_member",
+    "update_member",
+]

@@ -1,0 +1,248 @@
+"""The writers of members: add, change, remove. Each is one transaction that records its
+audit entry and its event (`member.created|updated|removed`).
+
+A workspace keeps at least one admin. Demoting or removing an admin first locks every
+admin row of the workspace (FOR UPDATE on PostgreSQL; SQLite's writer is alone), so two
+admins demoting each other at once cannot both succeed: the second finds one admin left.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from supportdesk.db import Database
+from supportdesk.db.connection import Connection
+from supportdesk.db.locking import locked_row
+from supportdesk.db.tables import issues, org_admins, workspaces
+from supportdesk.domain import audit
+from supportdesk.domain.clock import now
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
+from supportdesk.domain.events import record_events, snapshots
+from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.members.models import ADMIN, MEMBER_COLUMNS, ROLES, Member, member_of
+from supportdesk.domain.org_admins.service import (
+    check_password,
+    hash_password_off_loop,
+    normalise_email,
+)
+from supportdesk.domain.validation import Validator
+
+MAX_NAME = 200
+
+
+def _role(check: Validator, role: str | None, *, required: bool) -> str | None:
+    if role is None:
+        if required:
+            check.fail("role", FieldCode.REQUIRED)
+        return None
+    cleaned = role.strip().lower()
+    if cleaned not in ROLES:
+        check.fail("role", FieldCode.INVALID)
+    return cleaned
+
+
+async def insert_member(
+    connection: Connection,
+    workspace_id: str,
+    email: str,
+    name: str | None,
+    role: str,
+    password_hash: str | None,
+) -> Member:
+    """A member row; unnamed, a member is named by their e-mail."""
+    moment = now()
+    member = Member(new_id("Member", moment), workspace_id, email, name or email, role, moment)
+    await connection.execute(
+        insert(org_admins).values(
+            workspace_id=workspace_id,
+            id=member.id,
+            email=email,
+            email_normalized=normalise_email(email),
+            name=member.name,
+            password_hash=password_hash,
+            role=role,
+            created_at=moment,
+        )
+    )
+    return member
+
+
+async def create_member(
+    db: Database,
+    actor: audit.Actor,
+    workspace_id: str,
+    *,
+    email: str | None,
+    name: str | None = None,
+    role: str | None = None,
+    password: str | None = None,
+) -> Member:
+    """Add a person to the workspace; an e-mail is unique per workspace, ignoring case
+    (ALREADY_EXISTS). A password lets an admin log in to the settings page; an agent has
+    no use for one."""
+    check = Validator()
+    clean_email = check.email("email", email, required=True)
+    clean_name = check.text("name", name, MAX_NAME, required=False)
+    clean_role = _role(check, role, required=True)
+    if password is not None:
+        check_password(check, "password", password)
+    check.check()
+    assert clean_email is not None and clean_role is not None
+    password_hash = None
+    if password is not None:
+        password_hash = await hash_password_off_loop(password)
+    try:
+        async with db.transaction() as connection:
+            exists = await connection.scalar(
+                select(workspaces.c.id).where(workspaces.c.id == workspace_id)
+            )
+            if exists is None:
+                raise not_found("Workspace")
+            member = await insert_member(
+                connection, workspace_id, clean_email, clean_name, clean_role, password_hash
+            )
+            await audit.record(
+                connection,
+                workspace_id,
+                actor,
+                "member.created",
+                ("Member", member.id),
+                {"email": member.email, "role": member.role},
+            )
+            await record_events(
+                connection,
+                workspace_id,
+                actor,
+                [("member.created", {"member": snapshots.member(member)})],
+            )
+    except IntegrityError:
+        raise DomainError(
+            ErrorCode.ALREADY_EXISTS, f"{clean_email} already belongs to this workspace."
+        ) from None
+    return member
+
+
+async def _locked_member(connection: Connection, workspace_id: str, member_id: str) -> Member:
+    row = None
+    if is_id_of(member_id, "Member"):
+        row = await locked_row(connection, org_admins, MEMBER_COLUMNS, workspace_id, member_id)
+    if row is None:
+        raise not_found("Member")
+    return member_of(row)
+
+
+async def _keep_an_admin(
+    connection: Connection, workspace_id: str, leaving: Member, field: str
+) -> None:
+    """Refuse to let the workspace's last admin go (VALIDATION_FAILED, `field` INVALID)."""
+    if leaving.role != ADMIN:
+        return
+    admins = (
+        await connection.execute(
+            select(org_admins.c.id)
+            .where(org_admins.c.workspace_id == workspace_id, org_admins.c.role == ADMIN)
+            .with_for_update()
+        )
+    ).all()
+    if all(row.id == leaving.id for row in admins):
+        raise DomainError(
+            ErrorCode.VALIDATION_FAILED,
+            "A workspace keeps at least one admin: make another member an admin first.",
+            [FieldError(field, FieldCode.INVALID)],
+        )
+
+
+async def update_member(
+    db: Database,
+    actor: audit.Actor,
+    workspace_id: str,
+    member_id: str,
+    *,
+    name: str | None = None,
+    role: str | None = None,
+) -> Member:
+    """Change a member's name or role; the last admin keeps the admin role."""
+    check = Validator()
+    clean_name = check.text("name", name, MAX_NAME, required=True) if name is not None else None
+    clean_role = _role(check, role, required=False)
+    check.check()
+    async with db.transaction() as connection:
+        member = await _locked_member(connection, workspace_id, member_id)
+        changes = {
+            key: value
+            for key, value in (("name", clean_name), ("role", clean_role))
+            if value is not None and getattr(member, key) != value
+        }
+        if not changes:
+            return member
+        if changes.get("role", ADMIN) != ADMIN:
+            await _keep_an_admin(connection, workspace_id, member, "role")
+        row = (
+            await connection.execute(
+                update(org_admins)
+                .where(org_admins.c.workspace_id == workspace_id, org_admins.c.id == member.id)
+                .values(**changes)
+                .returning(*MEMBER_COLUMNS)
+            )
+        ).one()
+        changed = member_of(row)
+        before, after = snapshots.member(member), snapshots.member(changed)
+        difference = snapshots.changes(before, after)
+        await audit.record(
+            connection,
+            workspace_id,
+            actor,
+            "member.updated",
+            ("Member", member.id),
+            {key: value["to"] for key, value in difference.items()},
+        )
+        await record_events(
+            connection,
+            workspace_id,
+            actor,
+            [("member.updated", {"member": after, "changes": difference})],
+        )
+    return changed
+
+
+async def remove_member(
+    db: Database, actor: audit.Actor, workspace_id: str, member_id: str
+) -> Member:
+    """Remove a member: their settings-page sessions end with them, and the issues
+    assigned to them become unassigned (their `updatedAt` moves; `member.removed` says it
+    for all of them). The last admin cannot go."""
+    async with db.transaction() as connection:
+        # The member's row first: assignIssue reads it before it locks the issue, so the
+        # two never wait for each other in a circle.
+        member = await _locked_member(connection, workspace_id, member_id)
+        await _keep_an_admin(connection, workspace_id, member, "id")
+        await connection.execute(
+            update(issues)
+            .where(
+                issues.c.workspace_id == workspace_id,
+                issues.c.assignee_id == member.id,
+                issues.c.assignee_type == "member",
+            )
+            .values(assignee_type=None, assignee_id=None, updated_at=now())
+        )
+        await connection.execute(
+            delete(org_admins).where(
+                org_admins.c.workspace_id == workspace_id, org_admins.c.id == member.id
+            )
+        )
+        await audit.record(
+            connection,
+            workspace_id,
+            actor,
+            "member.removed",
+            ("Member", member.id),
+            {"email": member.email, "role": member.role},
+        )
+        await record_events(
+            connection,
+            workspace_id,
+            actor,
+            [("member.removed", {"member": snapshots.member(member)})],
+        )
+    return member
