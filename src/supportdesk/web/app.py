@@ -22,6 +22,7 @@ from supportdesk.web.pages import (
     audit,
     login,
     machine_users,
+    members,
     webhook_endpoint,
     webhooks,
 )
@@ -85,6 +86,12 @@ def _routes(web: Web) -> list[BaseRoute]:
         page("/machine-users/new", machine_users.new_user_form),
         page("/machine-users", machine_users.create_user, ["POST"]),
         page("/machine-users/{user_id}", machine_users.user_detail),
+        page("/members", members.member_list),
+        page("/members/new", members.new_member_form),
+        page("/members", members.create_member, ["POST"]),
+        page("/members/{member_id}/role", members.change_role, ["POST"]),
+        page("/members/{member_id}/remove", members.remove_form),
+        page("/members/{member_id}/remove", members.remove, ["POST"]),
         page("/audit", audit.audit_log),
         Mount("/static", StaticFiles(packages=[("supportdesk.web", "static")]), name="static"),
     ]

@@ -21,6 +21,9 @@ ACTIONS = {
     "webhook_endpoint.updated": "Webhook endpoint changed",
     "webhook_endpoint.deleted": "Webhook endpoint deleted",
     "org_admin.created": "Person added",
+    "member.created": "Member added",
+    "member.updated": "Member changed",
+    "member.removed": "Member removed",
     "org_admin.sessions_ended": "Logged out everywhere",
     # The e-mail-wide lock of the login throttle: wrong passwords from many addresses.
     "org_admin.login_locked": "Logins paused",

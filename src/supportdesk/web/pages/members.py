@@ -1,0 +1,130 @@
+"""Settings → Members: the workspace's people. Admins add them with a role, change roles
+and remove them; the last admin stays (CONTRACT section 12)."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from supportdesk.domain import members
+from supportdesk.domain.errors import DomainError, ErrorCode
+from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
+from supportdesk.web.endpoint import Page, redirect
+
+_MESSAGES = {
+    ("email", "REQUIRED"): "Enter the person's e-mail address.",
+    ("email", "INVALID"): "Enter an e-mail address like name@example.com.",
+    ("email", "TOO_LONG"): "Keep the e-mail address to 254 characters or fewer.",
+    ("name", "TOO_LONG"): "Keep the name to 200 characters or fewer.",
+    ("role", "REQUIRED"): "Choose a role.",
+    ("role", "INVALID"): "Choose Admin or Agent.",
+    ("password", "REQUIRED"): "An admin needs a password to log in here.",
+    ("password", "INVALID"): "Use at least 8 characters.",
+    ("password", "TOO_LONG"): "Keep the password to 1,024 characters or fewer.",
+}
+_LAST_ADMIN = "The workspace keeps at least one admin: make someone else an admin first."
+
+
+async def _all_members(page: Page) -> list[members.Member]:
+    found: list[members.Member] = []
+    after = None
+    async with page.db.read() as connection:
+        while True:
+            batch = await members.list_members(
+                connection, page.workspace_id, PageRequest(MAX_PAGE_SIZE, after)
+            )
+            found.extend(batch.items)
+            if not batch.has_next:
+                return found
+            after = batch.items[-1].id
+
+
+async def member_list(page: Page) -> Response:
+    everyone = await _all_members(page)
+    admins = sum(member.role == members.ADMIN for member in everyone)
+    return page.render(
+        "members.html", section="members", members=everyone, admins=admins, me=page.me
+    )
+
+
+def _form_page(
+    page: Page, values: dict[str, str], errors: dict[str, str], status: int = 200
+) -> Response:
+    return page.render("member_new.html", status, section="members", values=values, errors=errors)
+
+
+async def new_member_form(page: Page) -> Response:
+    return _form_page(page, {"email": "", "name": "", "role": members.AGENT}, {})
+
+
+async def create_member(page: Page) -> Response:
+    values = {name: page.field(name) for name in ("email", "name", "role")}
+    password = page.field("password")
+    errors: dict[str, str] = {}
+    if values["role"] == members.ADMIN and not password:
+        errors["password"] = _MESSAGES[("password", "REQUIRED")]
+    try:
+        if errors:
+            raise DomainError(ErrorCode.VALIDATION_FAILED, "")
+        member = await members.create_member(
+            page.db,
+            page.actor,
+            page.workspace_id,
+            email=values["email"],
+            name=values["name"] or None,
+            role=values["role"] or None,
+            password=password or None,
+        )
+    except DomainError as error:
+        errors |= {f.field: _MESSAGES.get((f.field, f.code), error.message) for f in error.fields}
+        if error.code == ErrorCode.ALREADY_EXISTS:
+            errors["email"] = error.message
+        return _form_page(page, values, errors or {"form": error.message}, 400)
+    page.session.tell(f"{member.name} is now a member ({member.role}).")
+    return redirect("/settings/members")
+
+
+async def change_role(page: Page) -> Response:
+    member_id = str(page.request.path_params["member_id"])
+    try:
+        member = await members.update_member(
+            page.db, page.actor, page.workspace_id, member_id, role=page.field("role")
+        )
+    except DomainError as error:
+        if error.code == ErrorCode.NOT_FOUND:
+            return page.problem(404, "Member not found", "There is no such member here.")
+        page.session.tell(_LAST_ADMIN if error.fields else error.message)
+        return redirect("/settings/members")
+    page.session.tell(f"{member.name} is now an {member.role}.")
+    return redirect("/settings/members")
+
+
+async def _member(page: Page) -> members.Member | None:
+    member_id = str(page.request.path_params["member_id"])
+    return (await members.get_members(page.db, page.workspace_id, [member_id])).get(member_id)
+
+
+async def remove_form(page: Page) -> Response:
+    member = await _member(page)
+    if member is None:
+        return page.problem(404, "Member not found", "There is no such member here.")
+    return page.render(
+        "member_remove.html",
+        section="members",
+        member=member,
+        yourself=member.id == page.me.admin.id,
+    )
+
+
+async def remove(page: Page) -> Response:
+    member_id = str(page.request.path_params["member_id"])
+    try:
+        member = await members.remove_member(page.db, page.actor, page.workspace_id, member_id)
+    except DomainError as error:
+        if error.code == ErrorCode.NOT_FOUND:
+            return page.problem(404, "Member not found", "There is no such member here.")
+        page.session.tell(_LAST_ADMIN)
+        return redirect("/settings/members")
+    if member.id == page.me.admin.id:
+        return redirect("/settings/login")  # their own session went with them
+    page.session.tell(f"{member.name} was removed; their issues are unassigned.")
+    return redirect("/settings/members")
