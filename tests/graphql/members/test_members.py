@@ -164,6 +164,9 @@ def test_two_admins_demoting_each_other_at_once_leave_one_admin(
         thread.join()
 
     assert sorted(answer["error"] is None for answer in answers) == [False, True]
+    [refused] = [answer["error"] for answer in answers if answer["error"] is not None]
+    assert refused["code"] == "VALIDATION_FAILED"
+    assert refused["fields"] == [{"field": "role", "code": "INVALID"}]
     roles = [edge["node"]["role"] for edge in api.ok(MEMBERS)["members"]["edges"]]
     assert sorted(roles) == ["admin", "agent"]
 

@@ -1,9 +1,10 @@
 """The writers of members: add, change, remove. Each is one transaction that records its
 audit entry and its event (`member.created|updated|removed`).
 
-A workspace keeps at least one admin. Demoting or removing an admin first locks every
-admin row of the workspace (FOR UPDATE on PostgreSQL; SQLite's writer is alone), so two
-admins demoting each other at once cannot both succeed: the second finds one admin left.
+A workspace keeps at least one admin. Changing a role or removing a member first locks every
+admin row of the workspace, in id order (FOR UPDATE on PostgreSQL; SQLite's writer is
+alone), so two admins demoting each other at once cannot both succeed: the second waits,
+then finds one admin left.
 """
 
 from __future__ import annotations
@@ -132,20 +133,21 @@ async def _locked_member(connection: Connection, workspace_id: str, member_id: s
     return member_of(row)
 
 
-async def _keep_an_admin(
-    connection: Connection, workspace_id: str, leaving: Member, field: str
-) -> None:
+async def _locked_admins(connection: Connection, workspace_id: str) -> list[str]:
+    """The ids of the workspace's admins, locked in id order before any other member row,
+    so that changes of several admins wait for each other instead of in a circle."""
+    rows = await connection.execute(
+        select(org_admins.c.id)
+        .where(org_admins.c.workspace_id == workspace_id, org_admins.c.role == ADMIN)
+        .order_by(org_admins.c.id)
+        .with_for_update()
+    )
+    return [row.id for row in rows]
+
+
+def _keep_an_admin(admins: list[str], leaving: Member, field: str) -> None:
     """Refuse to let the workspace's last admin go (VALIDATION_FAILED, `field` INVALID)."""
-    if leaving.role != ADMIN:
-        return
-    admins = (
-        await connection.execute(
-            select(org_admins.c.id)
-            .where(org_admins.c.workspace_id == workspace_id, org_admins.c.role == ADMIN)
-            .with_for_update()
-        )
-    ).all()
-    if all(row.id == leaving.id for row in admins):
+    if leaving.role == ADMIN and admins == [leaving.id]:
         raise DomainError(
             ErrorCode.VALIDATION_FAILED,
             "A workspace keeps at least one admin: make another member an admin first.",
@@ -168,6 +170,7 @@ async def update_member(
     clean_role = _role(check, role, required=False)
     check.check()
     async with db.transaction() as connection:
+        admins = await _locked_admins(connection, workspace_id) if clean_role else []
         member = await _locked_member(connection, workspace_id, member_id)
         changes = {
             key: value
@@ -177,7 +180,7 @@ async def update_member(
         if not changes:
             return member
         if changes.get("role", ADMIN) != ADMIN:
-            await _keep_an_admin(connection, workspace_id, member, "role")
+            _keep_an_admin(admins, member, "role")
         row = (
             await connection.execute(
                 update(org_admins)
@@ -213,10 +216,11 @@ async def remove_member(
     assigned to them become unassigned (their `updatedAt` moves; `member.removed` says it
     for all of them). The last admin cannot go."""
     async with db.transaction() as connection:
-        # The member's row first: assignIssue reads it before it locks the issue, so the
-        # two never wait for each other in a circle.
+        # The member's row before the issues: assignIssue reads it before it locks the
+        # issue, so the two never wait for each other in a circle.
+        admins = await _locked_admins(connection, workspace_id)
         member = await _locked_member(connection, workspace_id, member_id)
-        await _keep_an_admin(connection, workspace_id, member, "id")
+        _keep_an_admin(admins, member, "id")
         await connection.execute(
             update(issues)
             .where(
