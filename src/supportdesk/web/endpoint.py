@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.datastructures import FormData
 from starlette.formparsers import MultiPartException
@@ -16,14 +16,19 @@ from supportdesk.auth.login_throttle import LoginThrottle
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
 from supportdesk.domain import audit
 from supportdesk.domain.org_admins import Membership, session_membership
-from supportdesk.domain.pagination import Cursors
+from supportdesk.domain.pagination import MAX_PAGE_SIZE, Cursors, PageRequest
+from supportdesk.domain.pagination import Page as ListPage
 from supportdesk.web import csrf
 from supportdesk.web.render import SECURITY_HEADERS, Renderer
 from supportdesk.web.session import Session, SessionCookies
 
 MAX_FORM_BYTES = 64 * 1024
+T = TypeVar("T")
+# A page of one of the workspace's lists: (connection, workspace_id, page request).
+Lister = Callable[[Connection, str, PageRequest], Awaitable[ListPage[T]]]
 
 
 @dataclass
@@ -99,6 +104,21 @@ class Page:
 
     def problem(self, status: int, title: str, message: str) -> Response:
         return self.render("problem.html", status, title=title, message=message)
+
+    async def every(self, lister: Lister[T]) -> list[T]:
+        """The whole of one of the workspace's lists (`lister(connection, workspace_id,
+        page_request)`), read a page at a time in one read transaction."""
+        found: list[T] = []
+        after = None
+        async with self.db.read() as connection:
+            while True:
+                batch = await lister(
+                    connection, self.workspace_id, PageRequest(MAX_PAGE_SIZE, after)
+                )
+                found.extend(batch.items)
+                if not batch.has_next:
+                    return found
+                after = batch.items[-1].id  # type: ignore[attr-defined]
 
 
 Handler = Callable[[Page], Awaitable[Response]]

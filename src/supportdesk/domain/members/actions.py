@@ -103,20 +103,7 @@ async def create_member(
             member = await insert_member(
                 connection, workspace_id, clean_email, clean_name, clean_role, password_hash
             )
-            await audit.record(
-                connection,
-                workspace_id,
-                actor,
-                "member.created",
-                ("Member", member.id),
-                {"email": member.email, "role": member.role},
-            )
-            await record_events(
-                connection,
-                workspace_id,
-                actor,
-                [("member.created", {"member": snapshots.member(member)})],
-            )
+            await _record(connection, actor, "member.created", member)
     except IntegrityError:
         raise DomainError(
             ErrorCode.ALREADY_EXISTS, f"{clean_email} already belongs to this workspace."
@@ -153,6 +140,21 @@ def _keep_an_admin(admins: list[str], leaving: Member, field: str) -> None:
             "A workspace keeps at least one admin: make another member an admin first.",
             [FieldError(field, FieldCode.INVALID)],
         )
+
+
+async def _record(connection: Connection, actor: audit.Actor, action: str, member: Member) -> None:
+    """The audit entry and the event of a member added or removed."""
+    await audit.record(
+        connection,
+        member.workspace_id,
+        actor,
+        action,
+        ("Member", member.id),
+        {"email": member.email, "role": member.role},
+    )
+    await record_events(
+        connection, member.workspace_id, actor, [(action, {"member": snapshots.member(member)})]
+    )
 
 
 async def update_member(
@@ -235,18 +237,5 @@ async def remove_member(
                 org_admins.c.workspace_id == workspace_id, org_admins.c.id == member.id
             )
         )
-        await audit.record(
-            connection,
-            workspace_id,
-            actor,
-            "member.removed",
-            ("Member", member.id),
-            {"email": member.email, "role": member.role},
-        )
-        await record_events(
-            connection,
-            workspace_id,
-            actor,
-            [("member.removed", {"member": snapshots.member(member)})],
-        )
+        await _record(connection, actor, "member.removed", member)
     return member

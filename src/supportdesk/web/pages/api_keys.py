@@ -8,7 +8,7 @@ from supportdesk.auth.scopes import PRESETS, SCOPES
 from supportdesk.domain import api_keys, machine_users
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, InvalidArgument
-from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
+from supportdesk.domain.pagination import PageRequest
 from supportdesk.domain.submissions import claim_submission, new_submission_token
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.forms import ACCESS_CHOICES, EXPIRY_CHOICES, KeyForm
@@ -17,17 +17,7 @@ PAGE_SIZE = 50
 
 
 async def all_machine_users(page: Page) -> list[machine_users.MachineUser]:
-    found: list[machine_users.MachineUser] = []
-    after = None
-    async with page.db.read() as connection:
-        while True:
-            batch = await machine_users.list_machine_users(
-                connection, page.workspace_id, PageRequest(MAX_PAGE_SIZE, after)
-            )
-            found.extend(batch.items)
-            if not batch.has_next:
-                return found
-            after = batch.items[-1].id
+    return await page.every(machine_users.list_machine_users)
 
 
 async def key_list(page: Page) -> Response:

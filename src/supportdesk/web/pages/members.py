@@ -7,7 +7,6 @@ from starlette.responses import Response
 
 from supportdesk.domain import members
 from supportdesk.domain.errors import DomainError, ErrorCode
-from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
 from supportdesk.web.endpoint import Page, redirect
 
 _MESSAGES = {
@@ -24,22 +23,8 @@ _MESSAGES = {
 _LAST_ADMIN = "The workspace keeps at least one admin: make someone else an admin first."
 
 
-async def _all_members(page: Page) -> list[members.Member]:
-    found: list[members.Member] = []
-    after = None
-    async with page.db.read() as connection:
-        while True:
-            batch = await members.list_members(
-                connection, page.workspace_id, PageRequest(MAX_PAGE_SIZE, after)
-            )
-            found.extend(batch.items)
-            if not batch.has_next:
-                return found
-            after = batch.items[-1].id
-
-
 async def member_list(page: Page) -> Response:
-    everyone = await _all_members(page)
+    everyone = await page.every(members.list_members)
     admins = sum(member.role == members.ADMIN for member in everyone)
     return page.render(
         "members.html", section="members", members=everyone, admins=admins, me=page.me
