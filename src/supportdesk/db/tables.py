@@ -173,6 +173,11 @@ issues = Table(
     Column("updated_at", UTCDateTime, nullable=False),
     # The issue this one was merged into (it is then closed for good); CONTRACT section 12.
     Column("merged_into", ID, nullable=True),
+    # Full-text search over the subject and the thread lives beside the table, per backend
+    # (migration 0013, domain/issues/search.py): SQLite's FTS5 index `issues_fts` (its own
+    # copy of the texts) numbers its rows by this column; PostgreSQL has a tsvector column
+    # `search_vector` with a GIN index, and leaves this one NULL.
+    Column("search_rowid", Integer),
     PrimaryKeyConstraint("workspace_id", "id"),
     UniqueConstraint("workspace_id", "ticket_number"),
     ForeignKeyConstraint(
