@@ -13,6 +13,7 @@ from supportdesk.domain.issues.models import (
     VISIBILITIES,
     Issue,
     IssueFilter,
+    IssueHit,
     IssueOrder,
     Message,
 )
@@ -30,6 +31,7 @@ from supportdesk.domain.issues.queries import (
     issues_of_accounts,
     issues_of_contacts,
     list_issues,
+    list_order,
     list_statement,
 )
 
@@ -38,6 +40,7 @@ __all__ = [
     "BulkChange",
     "Issue",
     "IssueFilter",
+    "IssueHit",
     "IssueOrder",
     "Message",
     "NewIssue",
@@ -56,6 +59,7 @@ __all__ = [
     "issues_of_accounts",
     "issues_of_contacts",
     "list_issues",
+    "list_order",
     "list_statement",
     "merge_issue",
     "reply_to_issue",
