@@ -159,7 +159,7 @@ class SearchIndex:
     @cached_property
     def source(self) -> FromClause:
         """FROM the table with its index."""
-        return _WithIndex(self.table, self.fts_table, self.fts_table.c.rowid == self.rowid)
+        return _WithIndex(self.fts_table, self.table, self.fts_table.c.rowid == self.rowid)
 
     def search(self, words: Sequence[str] | BindParameter[Sequence[str]]) -> Search:
         """The rows holding every one of `words` (at least one; as values, or bound later
@@ -305,21 +305,26 @@ def _keys(prefix: str, key: tuple[Any, ...]) -> dict[str, Any]:
 
 
 class _WithIndex(Join):
-    """The table joined to SQLite's FTS5 table; on PostgreSQL, whose index is a column of
-    the table, the table alone."""
+    """SQLite's FTS5 table (left) joined to the table (right); on PostgreSQL, whose index
+    is a column of the table, the table alone."""
 
     inherit_cache = True
 
 
 @compiles(_WithIndex)
-def _joined(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
+def _index_first(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
+    # SQLite's planner makes the left of a CROSS JOIN the outer loop: a search reads the
+    # index's matches, then their rows. Left to choose, it may walk a whole workspace's
+    # rows in an index's order (ORDER BY id LIMIT n) and probe FTS5 for each, which costs
+    # what the workspace holds, not what the search finds. The left is a bare table name,
+    # so the first " JOIN " is the join's own.
     visit_join: Callable[..., str] = compiler.visit_join  # the usual JOIN (untyped upstream)
-    return visit_join(element, **kw)
+    return visit_join(element, **kw).replace(" JOIN ", " CROSS JOIN ", 1)
 
 
 @compiles(_WithIndex, "postgresql")
 def _table_alone(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
-    return compiler.process(element.left, **kw)
+    return compiler.process(element.right, **kw)
 
 
 class _SearchPart(ColumnElement[Any]):
