@@ -790,8 +790,10 @@ async def _seed_missing(
             )
             elapsed = asyncio.get_running_loop().time() - started
             log(f"  seeded {spec.name}: {spec.issues:,} issues in {elapsed:.1f} s")
-        if any(spec.issues >= 1_000 for spec in missing):
-            await store.analyse()
+        # Always, even after only the small workspaces made anew each run: their deleted
+        # rows, and on PostgreSQL the GIN index's pending list (which every search reads
+        # through until a vacuum merges it), would otherwise grow from run to run.
+        await store.analyse()
     finally:
         await database.dispose()
 

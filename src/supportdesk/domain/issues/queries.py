@@ -23,6 +23,7 @@ from sqlalchemy import (
     bindparam,
     cast,
     func,
+    literal,
     literal_column,
     null,
     or_,
@@ -93,8 +94,16 @@ def _filtered(
     )
     if unknown:
         raise InvalidArgument(f"Unknown status or priority in the filter: {', '.join(unknown)}.")
-    query = query.where(issues.c.workspace_id == workspace_id)
-    if found is not None:
+    if found is None:
+        query = query.where(issues.c.workspace_id == workspace_id)
+    else:
+        # The workspace written into the statement, not bound: PostgreSQL plans a prepared
+        # statement once for every value after five runs, and a search's best plan depends
+        # on the workspace's size (a small one: its rows that the index matches; a large
+        # one: the index's matches, then its own). Written in, each workspace's search is
+        # planned for that workspace.
+        written_in = literal(workspace_id, issues.c.workspace_id.type, literal_execute=True)
+        query = query.where(issues.c.workspace_id == written_in)
         query = query.select_from(found.source).where(found.condition)
     if where.statuses:
         query = query.where(issues.c.status.in_(where.statuses))
