@@ -86,6 +86,34 @@ def growth(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str,
     return found
 
 
+# CONTRACT section 12's target: a search in a 100k-issue workspace answers within twice
+# the time of one in a 1k-issue workspace.
+SEARCH_TIME_TARGET = 2.0
+
+
+def search_growth(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The issue search in the largest workspace against the smallest, per backend: the
+    time of a request (median latency, CPU per request) and the throughput."""
+    found: dict[str, dict[str, Any]] = {}
+    for backend, scenarios in summary.items():
+        small = scenarios.get("search-1k", {}).get("ours")
+        sizes = [k for k in ("search-100k", "search-10k") if k in scenarios]
+        if not (small and sizes and small["rps"] and small["p50_ms"]):
+            continue
+        large = scenarios[sizes[0]]["ours"]
+        entry = {
+            "compared": f"{sizes[0]} vs search-1k",
+            "p50_ratio": large["p50_ms"] / small["p50_ms"],
+            "throughput_ratio": large["rps"] / small["rps"],
+            "cpu_ratio": None,
+        }
+        if small["cpu_us_per_request"] and large["cpu_us_per_request"]:
+            entry["cpu_ratio"] = large["cpu_us_per_request"] / small["cpu_us_per_request"]
+        entry["meets_target"] = entry["p50_ratio"] <= SEARCH_TIME_TARGET
+        found[backend] = entry
+    return found
+
+
 def metrics_cost(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
     """What recording Prometheus metrics costs `issue`, per backend."""
     found: dict[str, dict[str, Any]] = {}
@@ -203,6 +231,7 @@ def build(
         "elapsed_seconds": round(seconds, 1),
         "summary": summary,
         "growth": growth(summary),
+        "search_growth": search_growth(summary),
         "metrics_cost": metrics_cost(summary),
         "webhooks": webhook_cost(measurements, webhooks or {}),
         "scenarios": sorted(labels),
@@ -254,6 +283,14 @@ def table(result: dict[str, Any]) -> str:
         lines.append(
             f"{BACKEND_NAMES.get(backend, backend)}: {check['compared']}: throughput "
             f"{check['throughput_ratio']:.2f}×, CPU per request {check['cpu_ratio']:.2f}×"
+        )
+    for backend, check in result.get("search_growth", {}).items():
+        verdict = "meets" if check["meets_target"] else "MISSES"
+        lines.append(
+            f"{BACKEND_NAMES.get(backend, backend)}: issue search, {check['compared']}: "
+            f"median time {check['p50_ratio']:.2f}× ({verdict} the {SEARCH_TIME_TARGET:g}× "
+            f"target), CPU per request {_number(check['cpu_ratio'], 2, '×')}, throughput "
+            f"{check['throughput_ratio']:.2f}×"
         )
     for backend, check in result.get("metrics_cost", {}).items():
         lines.append(
@@ -334,7 +371,9 @@ def chart(result: dict[str, Any], path: Path) -> None:
     for row, backend in enumerate(backends):
         scenarios = summary[backend]
         name = BACKEND_NAMES.get(backend, backend)
-        operations = [s for s in scenarios if not s.startswith(("messages-", "workspace-"))]
+        operations = [
+            s for s in scenarios if not s.startswith(("messages-", "workspace-", "search-"))
+        ]
         ax = axes[row][0]
         width = 0.8 / len(SERVERS)
         middle = (len(SERVERS) - 1) / 2

@@ -34,6 +34,7 @@ from bench.scenarios import (
     message_growth,
     metrics_cost,
     operations,
+    search_growth,
     webhook_cost,
     workspace_growth,
 )
@@ -52,6 +53,8 @@ QUICK_SCENARIOS = (
     "messages-100",
     "workspace-1k",
     "workspace-10k",
+    "search-1k",
+    "search-10k",
     "createIssue-webhook",
 )
 
@@ -159,16 +162,17 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
         article_query=document,
         article_words=seed.TOPICS,
         hook_workspaces=(plan.hooks[0].name, plan.hooks[1].name) if len(plan.hooks) == 2 else None,
+        issue_queries=seed.issue_queries(),
     )
 
 
 def scenarios_for(load: Workload, options: Options) -> list[Scenario]:
+    sizes = [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
     found = (
         operations(load, options.postgraphile)
         + message_growth(load, options.message_sizes, with_floor=not options.quick)
-        + workspace_growth(
-            load, [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
-        )
+        + workspace_growth(load, sizes)
+        + search_growth(load, sizes)
         + metrics_cost(load)
         + webhook_cost(load)
     )
@@ -221,6 +225,8 @@ def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
                         )
                 if scenario.key == "articleSearch" and not answer["data"]["articles"]["edges"]:
                     raise RuntimeError("the article search found nothing in the seeded articles")
+                if scenario.group == "search" and not answer["data"]["issues"]["edges"]:
+                    raise RuntimeError(f"{scenario.key} found no issue for its words")
                 if name == "postgraphile" and scenario.root == "issue":
                     ours_body = scenario.servers["ours"].bodies[index]  # the same issue
                     _same_thread(answer, _answer("ours", urls["ours"], scenario, ours_body))

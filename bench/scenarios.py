@@ -63,6 +63,15 @@ ISSUE_SIMPLE = """query IssueSimple($id: ID!) {
 
 API_INFO = "query ApiInfo { apiInfo }"
 
+# A search of the workspace's issues as a client's search box asks it: the first page of
+# the most relevant, and how many there are.
+ISSUE_SEARCH = """query IssueSearch($query: String!) {
+  issues(first: 10, filter: {query: $query}) {
+    totalCount
+    edges { cursor node { id ticketNumber subject status updatedAt } }
+  }
+}"""
+
 # PostGraphile's shape of the same reads: the Amber preset names the `id` column `rowId`
 # (`id` is its global Node id) and relations after their foreign keys.
 PG_ISSUE = """query Issue($workspaceId: String!, $id: String!, $first: Int!) {
@@ -147,6 +156,8 @@ class Workload:
     article_words: Sequence[str] = ()
     # createIssue's webhook comparison: a workspace without an endpoint, one with one.
     hook_workspaces: tuple[str, str] | None = None
+    # What the issue search asks, the same in every workspace (seed.SEARCH_TERMS).
+    issue_queries: Sequence[str] = ()
 
     def bearer(self, workspace: str) -> str:
         return f"Bearer {self.keys[workspace]}"
@@ -365,6 +376,26 @@ def workspace_growth(load: Workload, workspaces: Sequence[tuple[str, str]]) -> l
                 )
             },
             root="issue",
+        )
+        for name, label in workspaces
+    ]
+
+
+def search_growth(load: Workload, workspaces: Sequence[tuple[str, str]]) -> list[Scenario]:
+    """issues(filter: {query}) in workspaces of growing size, each word found in as many
+    issues in every one of them."""
+    return [
+        Scenario(
+            f"search-{label}",
+            f"issue search in a {label}-issue workspace",
+            "search",
+            {
+                "ours": Requests(
+                    [body(ISSUE_SEARCH, "IssueSearch", {"query": q}) for q in load.issue_queries],
+                    load.bearer(name),
+                )
+            },
+            root="issues",
         )
         for name, label in workspaces
     ]

@@ -32,7 +32,7 @@ from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.ids import CROCKFORD, PREFIXES
 from supportdesk.domain.workspaces import init_workspace
 
-SEED_VERSION = 2
+SEED_VERSION = 3  # 3: words for the issue search, and the issues' full-text index
 SEED_TABLE = "bench_seed"
 CHUNK = 20_000
 LONG_THREAD = 120  # messages of the issues that messages(first: 100) reads
@@ -154,6 +154,30 @@ TOPICS = (
     "subscription",
     "timezone",
 )
+# Words no other text holds, for the issue search: each in SEARCH_HITS issues of every
+# workspace, whatever its size (in the third message; in the subject too for every fourth),
+# so that a search finds as much in a 1k-issue workspace as in a 100k one.
+SEARCH_TERMS = (
+    "zircon",
+    "quokka",
+    "fjord",
+    "nimbus",
+    "tundra",
+    "saffron",
+    "pelican",
+    "cobalt",
+    "juniper",
+    "marmot",
+)
+SEARCH_HITS = 20
+
+
+def issue_queries() -> list[str]:
+    """What the bench's issue search asks: each word alone, then with a word most threads
+    hold (every word must match)."""
+    return [*SEARCH_TERMS, *(f"{term} {_WORDS[n]}" for n, term in enumerate(SEARCH_TERMS))]
+
+
 _SUBJECTS = (
     "Cannot log in after the {0} change",
     "{0} is not working on {1}",
@@ -195,11 +219,26 @@ class Store(Protocol):
     ) -> None: ...
     async def record(self, seeded: Seeded, fingerprint: str) -> None: ...
     async def set_ticket_counter(self, workspace_id: str, last: int) -> None: ...
+    async def first_search_rowid(self) -> int | None: ...
+    async def index_issues(self, workspace_id: str, chunk: Thread) -> None: ...
     async def analyse(self) -> None: ...
     async def run_all(self, statements: Sequence[tuple[str, Any]]) -> None: ...
     async def value(self, statement: str) -> Any: ...
     async def wipe(self) -> None: ...
     async def close(self) -> None: ...
+
+
+# The vectors of a chunk of issues ($2, ids) from their subjects and threads: the product's
+# index (domain/issues/search.py: english, the subject weighted A, the bodies B).
+INDEX_ISSUES_POSTGRESQL = (
+    "UPDATE issues SET search_vector = "
+    "setweight(to_tsvector('english'::regconfig, issues.subject), 'A') || "
+    "setweight(to_tsvector('english'::regconfig, thread.body), 'B') "
+    "FROM (SELECT messages.issue_id, string_agg(messages.body, E'\\n' ORDER BY messages.id) "
+    "AS body FROM messages WHERE messages.workspace_id = $1 AND messages.issue_id = ANY($2) "
+    "GROUP BY messages.issue_id) AS thread "
+    "WHERE issues.workspace_id = $1 AND issues.id = thread.issue_id"
+)
 
 
 def sqlite_stamp(moment: datetime) -> str:
@@ -259,6 +298,16 @@ class PostgresStore:
     async def set_ticket_counter(self, workspace_id: str, last: int) -> None:
         await self.connection.execute(
             "UPDATE workspaces SET last_ticket_number = $2 WHERE id = $1", workspace_id, last
+        )
+
+    async def first_search_rowid(self) -> int | None:
+        return None  # PostgreSQL's index is a column of the issue's row
+
+    async def index_issues(self, workspace_id: str, chunk: Thread) -> None:
+        """The issues' vectors, computed by PostgreSQL from their rows, as migration 0013
+        computes them."""
+        await self.connection.execute(
+            INDEX_ISSUES_POSTGRESQL, workspace_id, [row[1] for row in chunk.issues]
         )
 
     async def analyse(self) -> None:
@@ -325,6 +374,13 @@ class SqliteStore:
         self.connection.execute(
             "UPDATE workspaces SET last_ticket_number = ? WHERE id = ?", (last, workspace_id)
         )
+
+    async def first_search_rowid(self) -> int | None:
+        last = self.connection.execute("SELECT coalesce(max(search_rowid), 0) FROM issues")
+        return int(last.fetchone()[0]) + 1
+
+    async def index_issues(self, workspace_id: str, chunk: Thread) -> None:
+        await self.copy("issues_fts", ("rowid", "subject", "body"), chunk.index)
 
     async def analyse(self) -> None:
         self.connection.execute("ANALYZE")
@@ -394,6 +450,7 @@ ISSUE_COLUMNS = (
     "message_count",
     "created_at",
     "updated_at",
+    "search_rowid",
 )
 MESSAGE_COLUMNS = (
     "workspace_id",
@@ -415,6 +472,16 @@ _LAST = ("Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Hamilto
 class Contact:
     id: str
     name: str
+
+
+@dataclass
+class Thread:
+    """A chunk of issues with their messages, and on SQLite the rows of their full-text
+    index (rowid, subject, the thread's bodies)."""
+
+    issues: list[tuple[Any, ...]]
+    messages: list[tuple[Any, ...]]
+    index: list[tuple[Any, ...]]
 
 
 class WorkspaceRows:
@@ -470,11 +537,23 @@ class WorkspaceRows:
                 self.stamp(at),
             )
 
-    def threads(self) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
-        """(issues, messages) chunk by chunk; the first `long_threads` issues are long."""
+    def search_term(self, number: int) -> tuple[str | None, bool]:
+        """The search word issue `number` holds (None for most), and whether its subject
+        holds it too."""
+        step = max(1, self.spec.issues // (SEARCH_HITS * len(SEARCH_TERMS)))
+        if number % step:
+            return None, False
+        marked = number // step
+        return SEARCH_TERMS[marked % len(SEARCH_TERMS)], (marked // len(SEARCH_TERMS)) % 4 == 0
+
+    def threads(self, first_rowid: int | None) -> Iterator[Thread]:
+        """Issues, messages and index entries chunk by chunk; the first `long_threads`
+        issues are long. SQLite's index rows are numbered from `first_rowid` (None on
+        PostgreSQL, whose index is a column the store fills)."""
         spread = timedelta(days=365) / max(1, self.spec.issues)
         issue_rows: list[tuple[Any, ...]] = []
         message_rows: list[tuple[Any, ...]] = []
+        index_rows: list[tuple[Any, ...]] = []
         for number in range(1, self.spec.issues + 1):
             opened = self.start + timedelta(days=30) + spread * number
             count = (
@@ -482,41 +561,54 @@ class WorkspaceRows:
             )
             requester = self.rng.choice(self.contacts)
             issue_id = self.ids("Issue", opened)
+            term, in_subject = self.search_term(number)
             last = opened
+            bodies = []
             for position in range(count):
                 last = opened + timedelta(seconds=90 * position)
                 by_contact = position % 2 == 0
+                body = self.text.body()
+                if term and position == min(2, count - 1):
+                    body = f"{body} {term.capitalize()} again."
+                bodies.append(body)
                 message_rows.append(
                     (
                         self.workspace_id,
                         self.ids("Message", last),
                         issue_id,
                         requester.name if by_contact else "Support",
-                        self.text.body(),
+                        body,
                         "contact" if by_contact else "machine_user",
                         requester.id if by_contact else self.machine_user_id,
                         self.stamp(last),
                     )
                 )
+            subject = self.text.subject()
+            if term and in_subject:
+                subject = f"{subject} ({term})"
+            rowid = None if first_rowid is None else first_rowid + number - 1
             issue_rows.append(
                 (
                     self.workspace_id,
                     issue_id,
                     number,
-                    self.text.subject(),
+                    subject,
                     self.rng.choice(_STATUSES),
                     self.rng.choice(_PRIORITIES),
                     requester.id,
                     count,
                     self.stamp(opened),
                     self.stamp(last),
+                    rowid,
                 )
             )
+            # As the product's writers index a thread: its bodies one after another.
+            index_rows.append((rowid, subject, "\n".join(bodies)))
             if len(message_rows) >= CHUNK:
-                yield issue_rows, message_rows
-                issue_rows, message_rows = [], []
+                yield Thread(issue_rows, message_rows, index_rows)
+                issue_rows, message_rows, index_rows = [], [], []
         if issue_rows:
-            yield issue_rows, message_rows
+            yield Thread(issue_rows, message_rows, index_rows)
 
 
 # ---------------------------------------------------------------------------- articles
@@ -609,9 +701,11 @@ async def _fill(
     accounts = list(rows.accounts())
     await store.copy("accounts", ACCOUNT_COLUMNS, accounts)
     await store.copy("contacts", CONTACT_COLUMNS, list(rows.contact_rows([a[1] for a in accounts])))
-    for issue_rows, message_rows in rows.threads():
-        await store.copy("issues", ISSUE_COLUMNS, issue_rows)
-        await store.copy("messages", MESSAGE_COLUMNS, message_rows)
+    first_rowid = await store.first_search_rowid()
+    for chunk in rows.threads(first_rowid):
+        await store.copy("issues", ISSUE_COLUMNS, chunk.issues)
+        await store.copy("messages", MESSAGE_COLUMNS, chunk.messages)
+        await store.index_issues(workspace_id, chunk)
     await store.set_ticket_counter(workspace_id, spec.issues)
     table = metadata.tables.get("articles")
     if has_articles and spec.articles and table is not None:
@@ -696,8 +790,10 @@ async def _seed_missing(
             )
             elapsed = asyncio.get_running_loop().time() - started
             log(f"  seeded {spec.name}: {spec.issues:,} issues in {elapsed:.1f} s")
-        if any(spec.issues >= 1_000 for spec in missing):
-            await store.analyse()
+        # Always, even after only the small workspaces made anew each run: their deleted
+        # rows, and on PostgreSQL the GIN index's pending list (which every search reads
+        # through until a vacuum merges it), would otherwise grow from run to run.
+        await store.analyse()
     finally:
         await database.dispose()
 
@@ -768,7 +864,16 @@ async def drop_workspace(url: str, name: str) -> None:
             return
         workspace_id = seeded["workspace_id"]
         present = await store.tables()
-        statements = [
+        statements = []
+        if "issues_fts" in present:  # SQLite's issue index, numbered by issues.search_rowid
+            statements.append(
+                (
+                    "DELETE FROM issues_fts WHERE rowid IN "
+                    "(SELECT search_rowid FROM issues WHERE workspace_id = $1)",
+                    workspace_id,
+                )
+            )
+        statements += [
             (f"DELETE FROM {table.name} WHERE workspace_id = $1", workspace_id)
             for table in reversed(metadata.sorted_tables)
             if "workspace_id" in table.c and table.name in present

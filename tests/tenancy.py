@@ -44,9 +44,10 @@ CROSS_WORKSPACE = {
     ): "CLI revoke finds the key's workspace",
     # Org admins log in with an e-mail that may belong to several workspaces.
     ("org_admins", "WHERE org_admins.email_normalized ="): "settings page login",
-    # SQLite's FTS5 index is one table for all workspaces: its integer row ids (assigned by
-    # the article writers, under SQLite's single write lock) must be unique across them.
+    # SQLite's FTS5 indexes are one table each for all workspaces: their integer row ids
+    # (assigned by the writers, under SQLite's single write lock) must be unique across them.
     ("articles", "SELECT coalesce(max(articles.search_rowid)"): "numbering SQLite's full-text rows",
+    ("issues", "SELECT coalesce(max(issues.search_rowid)"): "numbering SQLite's full-text rows",
     # Retention (domain/events/retention.py) finds expired rows of every workspace by age,
     # then deletes them workspace by workspace.
     ("events", "WHERE events.created_at <"): "retention finds expired events",

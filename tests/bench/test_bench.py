@@ -101,6 +101,7 @@ def test_seeding_and_one_round_of_every_scenario(
     keys = {s.key for s in scenarios}
     assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo", "articleSearch"} <= keys
     assert {"messages-1", "messages-3", "workspace-10", "workspace-30", "issue-metrics"} <= keys
+    assert {"search-10", "search-30"} <= keys
     assert "createIssue-webhook" in keys
 
     # Raises when a server answers with an error, or when the floor's reads differ from ours.
@@ -165,6 +166,24 @@ def test_the_report_says_what_metrics_cost() -> None:
     assert result["metrics_cost"]["sqlite"]["throughput_ratio"] == pytest.approx(0.98)
     assert result["metrics_cost"]["sqlite"]["cpu_ratio"] == pytest.approx(1.02)
     assert "/metrics on vs off: throughput 0.98×, CPU per request 1.02×" in report.table(result)
+
+
+def test_the_report_compares_the_search_in_the_largest_workspace_with_the_smallest() -> None:
+    def search(size: str, p50: float, rps: float, cpu: float) -> Measurement:
+        taken = _measurement("ours", 0, rps, cpu)
+        return replace(taken, scenario=f"search-{size}", p50_ms=p50)
+
+    measurements = [search("1k", 2.0, 500, 1000), search("100k", 3.0, 400, 1250)]
+    result = {"summary": report.summarise(measurements), "growth": {}}
+    result["search_growth"] = report.search_growth(result["summary"])
+
+    check = result["search_growth"]["sqlite"]
+    assert check["p50_ratio"] == pytest.approx(1.5)
+    assert check["cpu_ratio"] == pytest.approx(1.25)
+    assert check["meets_target"] is True
+    assert "search-100k vs search-1k: median time 1.50× (meets the 2× target)" in report.table(
+        result
+    )
 
 
 def test_each_round_starts_the_growth_curves_from_another_point() -> None:

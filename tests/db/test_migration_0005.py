@@ -30,8 +30,15 @@ async def with_connection(url: str, work: Any) -> Any:
         await engine.dispose()
 
 
-# Full-text search is built per backend by migration 0002 and deliberately not declared.
-SEARCH_STRUCTURES = ("articles_fts", "ix_articles_search_", "search_vector")
+# Full-text search is built per backend by migrations 0002 (articles) and 0013 (issues)
+# and deliberately not declared.
+SEARCH_STRUCTURES = (
+    "articles_fts",
+    "ix_articles_search_",
+    "issues_fts",
+    "ix_issues_search_",
+    "search_vector",
+)
 
 
 def declared_or_not_search(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from supportdesk.domain.articles.search import MAX_WORDS, search_words
 from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.full_text import MAX_WORDS, search_words
 from supportdesk.domain.matching import cleaned_query, contains_pattern
 
 

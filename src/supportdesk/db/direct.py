@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-from sqlalchemy import CompoundSelect, Delete, Insert, Select, Update
+from sqlalchemy import CompoundSelect, Delete, Insert, Select, TextClause, Update
 from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -39,8 +39,9 @@ from supportdesk.db import deadline
 Processor = Callable[[Any], Any]
 # A read statement: a SELECT, or a UNION of them.
 ReadStatement = Select[Any] | CompoundSelect[Any]
-# What runs on the driver: a read, or a write of the hot paths (inside a transaction).
-DirectStatement = ReadStatement | Insert | Update | Delete
+# What runs on the driver: a read, or a write of the hot paths (inside a transaction); SQL
+# written as text where no table definition describes its target (a full-text index).
+DirectStatement = ReadStatement | Insert | Update | Delete | TextClause
 
 
 @dataclass(frozen=True, slots=True)

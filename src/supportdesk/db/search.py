@@ -20,14 +20,23 @@ their rarity in the whole index, and one workspace's writes would move another's
 on PostgreSQL it is `ts_rank`.
 
 Writers keep the index in step inside their own transaction (`next_rowids`, `add`,
-`replace`, `remove`); nothing is hidden in triggers. Texts come from one of two places:
+`replace`, `remove`), each a statement built once and run on the transaction's driver
+connection; nothing is hidden in triggers. Texts come from one of two places:
 - `from_columns=True`: the table's own columns, named as the fields. SQLite's FTS5 table
   reads them from the table (external content), so removing an entry needs the texts it
   was indexed with; PostgreSQL's column is generated, computed by the database in the
   statement that writes the row, and the writers do nothing there.
 - `from_columns=False`: texts the writer hands over (say a subject and the bodies of a
   thread). SQLite's FTS5 table keeps its own copy; PostgreSQL's column is an ordinary one
-  that `add` and `replace` set, finding the row by its `key` columns.
+  that `add` and `replace` set, finding the row by its `key` columns. Such an index also
+  changes one field of a row found by its key, without the writer reading or handing over
+  the rest (`append` a thread's new message, `set_text` a new subject, `move` one row's
+  field onto the end of another's); each field has a weight of its own, which is how
+  PostgreSQL tells one field's words from another's in the row's one vector.
+
+PostgreSQL holds at most 1 MB of lexemes and positions in one tsvector: a row whose
+vector would grow past `VECTOR_ROOM` (search_threads.py) keeps the words it has and takes
+no more. SQLite has no such bound.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from sqlalchemy import (
     Double,
     FromClause,
     Join,
+    Select,
     String,
     Table,
     TextClause,
@@ -62,6 +72,7 @@ from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator
 
 from supportdesk.db.connection import Connection
+from supportdesk.db.search_threads import ThreadStatements
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +146,11 @@ class SearchIndex:
         names = [self.fts, self.vector, self.language, *(f.name for f in self.fields)]
         if not all(name.isidentifier() for name in names):
             raise ValueError(f"not SQL identifiers: {names}")
-        if not {f.weight for f in self.fields} <= set("ABCD"):
+        weights = [f.weight for f in self.fields]
+        if not set(weights) <= set("ABCD"):
             raise ValueError("a field's weight is one of A, B, C, D")
+        if not self.from_columns and len(set(weights)) != len(weights):
+            raise ValueError("each field of an index of handed-over texts weighs its own")
 
     @cached_property
     def fts_table(self) -> Any:
@@ -145,7 +159,7 @@ class SearchIndex:
     @cached_property
     def source(self) -> FromClause:
         """FROM the table with its index."""
-        return _WithIndex(self.table, self.fts_table, self.fts_table.c.rowid == self.rowid)
+        return _WithIndex(self.fts_table, self.table, self.fts_table.c.rowid == self.rowid)
 
     def search(self, words: Sequence[str] | BindParameter[Sequence[str]]) -> Search:
         """The rows holding every one of `words` (at least one; as values, or bound later
@@ -161,8 +175,12 @@ class SearchIndex:
         only write lock (BEGIN IMMEDIATE), so max + 1 cannot be taken twice."""
         if connection.dialect.name != "sqlite":
             return [None] * count
-        last = await connection.scalar(select(func.coalesce(func.max(self.rowid), 0)))
+        [(last,)] = await connection.rows(self._last_rowid, {})
         return [int(last or 0) + offset for offset in range(1, count + 1)]
+
+    @cached_property
+    def _last_rowid(self) -> Select[Any]:
+        return select(func.coalesce(func.max(self.rowid), 0))
 
     async def add(self, connection: Connection, entries: Sequence[SearchEntry]) -> None:
         """Index rows that are not in the index yet."""
@@ -183,6 +201,39 @@ class SearchIndex:
             await self.remove(connection, before)
         await self.add(connection, after)
 
+    async def append(
+        self, connection: Connection, field: str, key: tuple[Any, ...], text: str
+    ) -> None:
+        """Add `text` to the end of one field of the row found by `key` (a thread's new
+        message), without reading what the field holds."""
+        statement = self._thread_sql.append[connection.dialect.name, field]
+        await connection.run_many(statement, [{**_keys("key", key), "text": text}])
+
+    async def set_text(
+        self, connection: Connection, field: str, key: tuple[Any, ...], text: str
+    ) -> None:
+        """Index a new short `text` (a subject) in one field of the row found by `key`, in
+        place of the field's old one; the other fields keep theirs."""
+        statement = self._thread_sql.set_text[connection.dialect.name, field]
+        await connection.run_many(statement, [{**_keys("key", key), "text": text}])
+
+    async def move(
+        self, connection: Connection, field: str, source: tuple[Any, ...], target: tuple[Any, ...]
+    ) -> None:
+        """Add what one field of the `source` row holds to the end of the `target` row's,
+        and empty the source's (a thread that joins another)."""
+        dialect = connection.dialect.name
+        keys = {**_keys("key", target), **_keys("from", source)}
+        await connection.run_many(self._thread_sql.move[dialect, field], [keys])
+        empty = self._thread_sql.empty[dialect, field]
+        await connection.run_many(empty, [_keys("key", source)])
+
+    @cached_property
+    def _thread_sql(self) -> ThreadStatements:
+        if self.from_columns:
+            raise ValueError("only an index of handed-over texts changes one field alone")
+        return ThreadStatements(self)
+
     async def _run(
         self,
         connection: Connection,
@@ -190,10 +241,10 @@ class SearchIndex:
         entries: Sequence[SearchEntry],
     ) -> None:
         if statement is not None and entries:
-            await connection.execute(statement, [self._parameters(entry) for entry in entries])
+            await connection.run_many(statement, [self._parameters(entry) for entry in entries])
 
     def _parameters(self, entry: SearchEntry) -> dict[str, Any]:
-        keys = {f"key_{n}": value for n, value in enumerate(entry.key)}
+        keys = _keys("key", entry.key)
         texts = {f.name: value for f, value in zip(self.fields, entry.texts, strict=True)}
         return {"rowid": entry.rowid, **keys, **texts}
 
@@ -241,27 +292,39 @@ class SearchIndex:
 
     @property
     def _where(self) -> str:
-        return " AND ".join(
-            f"{self.table.name}.{key.name} = :key_{n}" for n, key in enumerate(self.key)
-        )
+        return self.where_key()
+
+    def where_key(self, prefix: str = "key", alias: str | None = None) -> str:
+        """SQL: the row (of `table`, or of its `alias`) whose key is bound as `prefix_n`."""
+        name = alias or self.table.name
+        return " AND ".join(f"{name}.{key.name} = :{prefix}_{n}" for n, key in enumerate(self.key))
+
+
+def _keys(prefix: str, key: tuple[Any, ...]) -> dict[str, Any]:
+    return {f"{prefix}_{n}": value for n, value in enumerate(key)}
 
 
 class _WithIndex(Join):
-    """The table joined to SQLite's FTS5 table; on PostgreSQL, whose index is a column of
-    the table, the table alone."""
+    """SQLite's FTS5 table (left) joined to the table (right); on PostgreSQL, whose index
+    is a column of the table, the table alone."""
 
     inherit_cache = True
 
 
 @compiles(_WithIndex)
-def _joined(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
+def _index_first(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
+    # SQLite's planner makes the left of a CROSS JOIN the outer loop: a search reads the
+    # index's matches, then their rows. Left to choose, it may walk a whole workspace's
+    # rows in an index's order (ORDER BY id LIMIT n) and probe FTS5 for each, which costs
+    # what the workspace holds, not what the search finds. The left is a bare table name,
+    # so the first " JOIN " is the join's own.
     visit_join: Callable[..., str] = compiler.visit_join  # the usual JOIN (untyped upstream)
-    return visit_join(element, **kw)
+    return visit_join(element, **kw).replace(" JOIN ", " CROSS JOIN ", 1)
 
 
 @compiles(_WithIndex, "postgresql")
 def _table_alone(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
-    return compiler.process(element.left, **kw)
+    return compiler.process(element.right, **kw)
 
 
 class _SearchPart(ColumnElement[Any]):

@@ -180,6 +180,11 @@ issues = Table(
     # `machine_user`), both NULL when nobody does; CONTRACT section 12.
     Column("assignee_type", String(20), nullable=True),
     Column("assignee_id", ID, nullable=True),
+    # Full-text search over the subject and the thread lives beside the table, per backend
+    # (migration 0013, domain/issues/search.py): SQLite's FTS5 index `issues_fts` (its own
+    # copy of the texts) numbers its rows by this column; PostgreSQL has a tsvector column
+    # `search_vector` with a GIN index, and leaves this one NULL.
+    Column("search_rowid", Integer),
     PrimaryKeyConstraint("workspace_id", "id"),
     UniqueConstraint("workspace_id", "ticket_number"),
     ForeignKeyConstraint(

@@ -313,6 +313,12 @@ class IssueFilter:
     unassigned: bool | None = strawberry.field(
         default=None, description="`true`: issues assigned to nobody."
     )
+    query: str | None = strawberry.field(
+        default=None,
+        description="Full-text search over the subject and every message, internal notes "
+        "included: every word must match (stemmed). Up to 500 characters and 32 words. The "
+        "list is then ordered by relevance, then creation, unless `orderBy` says otherwise.",
+    )
 
     def to_domain(self) -> issues.IssueFilter:
         return issues.IssueFilter(
@@ -326,6 +332,7 @@ class IssueFilter:
             label_ids=tuple(str(label_id) for label_id in self.label_ids or ()),
             assignee_id=str(self.assignee_id) if self.assignee_id is not None else None,
             unassigned=bool(self.unassigned),
+            query=self.query,
         )
 
 
@@ -340,6 +347,11 @@ class IssueOrder(Enum):
     UPDATED_AT_DESC = strawberry.enum_value(
         "updated_at_desc", description="Most recently changed first (then by id)."
     )
+    RELEVANCE = strawberry.enum_value(
+        "relevance",
+        description="Most relevant to `filter.query` first, then oldest first: the order of "
+        "a search. Without a query every issue is as relevant: oldest first.",
+    )
 
 
 _DOMAIN_ORDER = {
@@ -347,6 +359,7 @@ _DOMAIN_ORDER = {
     IssueOrder.CREATED_AT_DESC: issues.IssueOrder.CREATED_DESC,
     IssueOrder.UPDATED_AT_ASC: issues.IssueOrder.UPDATED_ASC,
     IssueOrder.UPDATED_AT_DESC: issues.IssueOrder.UPDATED_DESC,
+    IssueOrder.RELEVANCE: issues.IssueOrder.RELEVANCE,
 }
 
 
@@ -429,8 +442,8 @@ class IssueQueries:
         return Issue.of(found)
 
     @strawberry.field(
-        description="Issues, oldest first unless `orderBy` says otherwise; `totalCount` "
-        "counts what the filter matches."
+        description="Issues, oldest first, or most relevant first for a `filter.query`, "
+        "unless `orderBy` says otherwise; `totalCount` counts what the filter matches."
     )
     async def issues(
         self,
@@ -438,21 +451,27 @@ class IssueQueries:
         first: int | None = None,
         after: str | None = None,
         filter: IssueFilter | None = None,
-        order_by: IssueOrder = IssueOrder.CREATED_AT_ASC,
+        order_by: Annotated[
+            IssueOrder | None,
+            strawberry.argument(
+                description="Default: RELEVANCE with a `filter.query`, CREATED_AT_ASC "
+                "otherwise. Another order lists a search's matches in that order."
+            ),
+        ] = None,
     ) -> Connection[Issue] | None:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else issues.IssueFilter()
-        order = _DOMAIN_ORDER[order_by]
+        order = _DOMAIN_ORDER[order_by] if order_by is not None else None
         page = await context.db.read_with(
             issues.list_issues, context.workspace_id, request, where, order
         )
         return connection_of(
             info.context.cursors,
             page,
-            [Issue.of(issue) for issue in page.items],
+            [Issue.of(hit.issue) for hit in page.items],
             lambda: context.db.read_with(issues.count_issues, context.workspace_id, where),
-            cursor_key=lambda issue: issues.cursor_key(issue, order),
+            cursor_key=lambda hit: hit.position,
         )
 
 

@@ -126,3 +126,48 @@ def test_a_poll_reads_the_update_index_in_its_order(
         assert "Sort" not in plan, plan
         assert "Seq Scan" not in plan, plan
         assert ("ROW(updated_at" in plan) is cursor_bounds, plan
+
+
+@pytest.mark.parametrize("order", [None, issues.IssueOrder.CREATED_DESC])
+def test_a_search_starts_from_the_full_text_index(
+    seeded: Seeded, order: issues.IssueOrder | None
+) -> None:
+    """A search reads the index's matches for its words, then their issues: it costs what
+    it finds, not what the workspace holds."""
+    workspace = seeded.workspace
+    where = issues.IssueFilter(query="printer", statuses=("new",))
+    statement = issues.list_statement(workspace.id, PageRequest(25, None), where, order)
+
+    plan = plan_of(workspace, statement)
+
+    if workspace.server.db.is_sqlite:
+        steps = [line for line in plan.splitlines() if line.startswith(("SCAN", "SEARCH"))]
+        assert "issues_fts VIRTUAL TABLE INDEX" in steps[0], plan
+        assert "ix_issues_search_rowid" in plan, plan
+    else:
+        assert "Index Scan on ix_issues_search_vector" in plan, plan
+        assert "Seq Scan" not in plan, plan
+
+
+SEARCH = "query($q: String) { issues(filter: {query: $q}) { totalCount edges { node { id } } } }"
+
+
+def test_a_search_is_planned_for_its_workspace(workspace: WorkspaceFixture) -> None:
+    """PostgreSQL plans a prepared statement once for every value after five runs; the
+    best plan of a search depends on its workspace's size (a small one: its own rows that
+    the index matches; a large one: the index's matches, then its own), so a search's
+    statements name the workspace, where a plain list's bind it."""
+    api = workspace.client()
+    new_issue(api)
+    counter = workspace.server.statements
+
+    counter.reset()
+    api.ok(SEARCH, {"q": "printer"})
+    searching = [s for s in counter.statements if "FROM issues" in s]
+    counter.reset()
+    api.ok(SEARCH, {"q": None})
+    listing = [s for s in counter.statements if "FROM issues" in s]
+
+    assert len(searching) == 2  # the page and the count
+    assert all(f"issues.workspace_id = '{workspace.id}'" in s for s in searching), searching
+    assert not any(workspace.id in s for s in listing), listing

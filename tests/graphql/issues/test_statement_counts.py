@@ -85,3 +85,25 @@ def test_a_poll_by_update_time_costs_the_same_for_2_or_50(workspace: WorkspaceFi
 
     assert short == long
     assert long <= 4  # key lookup, issues, their requesters, the count
+
+
+SEARCH = """
+query($first: Int!, $after: String) {
+  issues(first: $first, after: $after, filter: {query: "printer", status: ["new"]}) {
+    totalCount edges { node { subject requester { email } } } pageInfo { endCursor }
+  }
+}
+"""
+
+
+def test_a_search_costs_the_same_for_2_or_100(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    for index in range(110):
+        new_issue(api, requesterEmail=f"p{index}@example.com", body=f"Printer {index} jams.")
+    cursor = api.ok(SEARCH, {"first": 5})["issues"]["pageInfo"]["endCursor"]
+
+    short = statements_for(workspace, api, SEARCH, {"first": 2, "after": cursor})
+    long = statements_for(workspace, api, SEARCH, {"first": 100, "after": cursor})
+
+    assert short == long
+    assert long <= 4  # key lookup, the matches, their requesters, the count

@@ -20,8 +20,9 @@ from supportdesk.domain.articles.models import (
     ArticleHit,
     article_of,
 )
-from supportdesk.domain.articles.search import ARTICLE_SEARCH, search_words
+from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.full_text import search_words
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 

@@ -1,26 +1,18 @@
-"""Full-text search over articles: the words of a query, and the articles' index.
+"""Full-text search over articles: the articles' index.
 
-A query is split into words; every word must match, stemmed by the backend. The index
-(built by migration 0002; how each backend keeps it and ranks with it: db/search.py) holds
-each article's title and body, a match in the title weighing more: ten matches of the body
-on SQLite, weight A against B on PostgreSQL. It is taken from the article's own columns, so
-the writers (actions.py) only hand it the texts they index or stop indexing, inside their
-own transactions.
+A query is split into words (domain/full_text.py); every word must match, stemmed by the
+backend. The index (built by migration 0002; how each backend keeps it and ranks with it:
+db/search.py) holds each article's title and body, a match in the title weighing more:
+ten matches of the body on SQLite, weight A against B on PostgreSQL. It is taken from the
+article's own columns, so the writers (actions.py) only hand it the texts they index or
+stop indexing, inside their own transactions.
 """
 
 from __future__ import annotations
 
-import re
-
 from supportdesk.db.search import SearchEntry, SearchField, SearchIndex
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles.models import Article
-from supportdesk.domain.errors import InvalidArgument
-
-MAX_QUERY = 500
-MAX_WORDS = 32
-# Words as both backends' tokenizers see them: letters and digits; `_` separates.
-_WORD = re.compile(r"[^\W_]+")
 
 ARTICLE_SEARCH = SearchIndex(
     table=articles,
@@ -30,18 +22,6 @@ ARTICLE_SEARCH = SearchIndex(
     fts="articles_fts",
     vector="search_vector",
 )
-
-
-def search_words(query: str | None) -> list[str]:
-    """The words of a search query; none means no search at all."""
-    if query is None:
-        return []
-    if len(query) > MAX_QUERY:
-        raise InvalidArgument(f"`query` may hold at most {MAX_QUERY} characters.")
-    words = list(dict.fromkeys(_WORD.findall(query.lower())))
-    if len(words) > MAX_WORDS:
-        raise InvalidArgument(f"`query` may hold at most {MAX_WORDS} words.")
-    return words
 
 
 def search_entry(article: Article, rowid: int | None) -> SearchEntry:

@@ -14,6 +14,7 @@ from supportdesk.domain.issues.models import (
     VISIBILITIES,
     Issue,
     IssueFilter,
+    IssueHit,
     IssueOrder,
     Message,
 )
@@ -31,6 +32,7 @@ from supportdesk.domain.issues.queries import (
     issues_of_accounts,
     issues_of_contacts,
     list_issues,
+    list_order,
     list_statement,
 )
 
@@ -39,6 +41,7 @@ __all__ = [
     "BulkChange",
     "Issue",
     "IssueFilter",
+    "IssueHit",
     "IssueOrder",
     "Message",
     "NewIssue",
@@ -58,6 +61,7 @@ __all__ = [
     "issues_of_accounts",
     "issues_of_contacts",
     "list_issues",
+    "list_order",
     "list_statement",
     "merge_issue",
     "reply_to_issue",

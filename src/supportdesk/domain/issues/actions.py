@@ -1,4 +1,6 @@
-"""The writers of issues: create, update, reply. Each is one transaction.
+"""The writers of issues: create, update, reply. Each is one transaction, which keeps the
+full-text index in step too (search.py): one more statement per write (two for a new issue
+on SQLite, which numbers the index's row first).
 
 The statements of createIssue and replyToIssue are built once, with bound parameters, and
 run on the transaction's driver connection (`Connection.rows`): building, cache-keying and
@@ -13,6 +15,7 @@ from sqlalchemy import bindparam, insert, select, update
 
 from supportdesk.db import Database, in_ids
 from supportdesk.db.connection import Connection
+from supportdesk.db.search import SearchEntry
 from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain import idempotency
 from supportdesk.domain.audit import Actor
@@ -29,6 +32,7 @@ from supportdesk.domain.issues.models import (
     Message,
     issue_of,
 )
+from supportdesk.domain.issues.search import ISSUE_SEARCH, SUBJECT, THREAD
 from supportdesk.domain.issues.workflow import (
     DEFAULT_PRIORITY,
     INITIAL_STATUS,
@@ -160,6 +164,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
         requester = upserted.contact
         requester_id = requester.id
         number = await _next_ticket_number(connection, workspace_id)
+        [search_rowid] = await ISSUE_SEARCH.next_rowids(connection, 1)
         await connection.rows(
             _INSERT_ISSUE,
             {
@@ -173,6 +178,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
                 "message_count": 1,
                 "created_at": moment,
                 "updated_at": moment,
+                "search_rowid": search_rowid,
             },
         )
         message = Message(
@@ -187,6 +193,8 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
+        entry = SearchEntry(search_rowid, (workspace_id, issue_id), (subject, body))
+        await ISSUE_SEARCH.add(connection, [entry])
         issue = Issue(
             issue_id,
             workspace_id,
@@ -336,6 +344,10 @@ async def update_issue(
         if not changes:
             return issue
         changed = await _save(connection, issue, updated_at=now(), **changes)
+        if "subject" in changes:
+            await ISSUE_SEARCH.set_text(
+                connection, SUBJECT, (workspace_id, issue.id), changed.subject
+            )
         await _record_update(connection, actor, issue, changed)
         return changed
 
@@ -410,6 +422,8 @@ async def _add_message(
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
+        # Notes too: every key that reads issues reads them.
+        await ISSUE_SEARCH.append(connection, THREAD, (workspace_id, issue.id), body)
         [saved] = await connection.rows(
             _SAVE_REPLY,
             {

@@ -4,7 +4,8 @@ Both issues are locked in id order (two merges of the same pair never wait for e
 in a circle). The source's messages move to the target, whose thread stays in time order
 because message ids sort by creation time; the source is closed for good, points at the
 target with `merged_into`, keeps its id, ticket number and labels, and refuses every later
-change with ISSUE_MERGED. One transaction, one `issue.merged` event."""
+change with ISSUE_MERGED. One transaction, one `issue.merged` event. The full-text index
+follows: the target's entry gains the source's bodies, the source's keeps its subject."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldEr
 from supportdesk.domain.events import record_events
 from supportdesk.domain.issues.actions import issue_snapshots, locked_issues
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
+from supportdesk.domain.issues.search import ISSUE_SEARCH, THREAD
 from supportdesk.domain.issues.workflow import ensure_open_for_changes
 
 _MOVE_THREAD = (
@@ -73,6 +75,8 @@ async def merge_issue(
             _MOVE_THREAD,
             {"in_workspace": workspace_id, "from_issue": source.id, "to_issue": target.id},
         )
+        keys = (workspace_id, source.id), (workspace_id, target.id)
+        await ISSUE_SEARCH.move(connection, THREAD, *keys)
         common = {"in_workspace": workspace_id, "new_updated_at": moment}
         [grown] = await connection.rows(
             _GROW_TARGET, {**common, "the_id": target.id, "moved": source.message_count}

@@ -62,17 +62,33 @@ class IssueFilter:
     # Issues assigned to this member or machine user; `unassigned`: to nobody.
     assignee_id: str | None = None
     unassigned: bool = False
+    # Full-text search: issues whose subject and messages (notes too) hold every word.
+    query: str | None = None
 
 
 class IssueOrder(Enum):
     """The orders of the issue list, each a keyset: creation order on the id (ids sort as
-    creation time), update order on (updated_at, id). A cursor of an update order is refused
-    by every other order, and a creation-order cursor (an id) by the update orders."""
+    creation time), update order on (updated_at, id), relevance to a search on (relevance,
+    id). A cursor of one order is refused by every other."""
 
     CREATED_ASC = "created_asc"
     CREATED_DESC = "created_desc"
     UPDATED_ASC = "updated_asc"
     UPDATED_DESC = "updated_desc"
+    RELEVANCE = "relevance"
+
+
+@dataclass(frozen=True, slots=True)
+class IssueHit:
+    """An issue in a list, and its position in the list's order: what the cursor of the
+    next page holds."""
+
+    issue: Issue
+    position: str
+
+    @property
+    def id(self) -> str:
+        return self.issue.id
 
 
 ISSUE_COLUMNS = (
@@ -111,9 +127,17 @@ assert [c.name for c in MESSAGE_COLUMNS] == [f.name for f in fields(Message)]
 _MESSAGE_WIDTH = len(MESSAGE_COLUMNS)
 
 
+_ISSUE_WIDTH = len(ISSUE_COLUMNS)
+
+
 def issue_of(row: Sequence[Any]) -> Issue:
-    """An Issue from a row that starts with ISSUE_COLUMNS."""
+    """An Issue from a row that is ISSUE_COLUMNS."""
     return Issue(*row)
+
+
+def issue_at_start_of(row: Sequence[Any]) -> Issue:
+    """An Issue from a row that starts with ISSUE_COLUMNS (extra columns are ignored)."""
+    return Issue(*row[:_ISSUE_WIDTH])
 
 
 def message_of(row: Sequence[Any]) -> Message:

@@ -7,6 +7,7 @@ building a Select and computing its cache key on every call costs more than runn
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -22,8 +23,10 @@ from sqlalchemy import (
     bindparam,
     cast,
     func,
+    literal,
     literal_column,
     null,
+    or_,
     select,
     tuple_,
     union_all,
@@ -32,18 +35,23 @@ from sqlalchemy import (
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.reads import Read, in_ids
+from supportdesk.db.search import Search
 from supportdesk.db.tables import contacts, issue_labels, issues, messages
 from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.full_text import search_words
 from supportdesk.domain.issues.models import (
     ISSUE_COLUMNS,
     MESSAGE_COLUMNS,
     Issue,
     IssueFilter,
+    IssueHit,
     IssueOrder,
     Message,
+    issue_at_start_of,
     issue_of,
     message_of,
 )
+from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
 from supportdesk.domain.pagination import Page, PageRequest, page_of
@@ -72,13 +80,31 @@ async def fetch_issue_by_number(
     return found[0] if found else None
 
 
-def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Select[Any]:
+def _search(where: IssueFilter) -> Search | None:
+    """The full-text search the filter asks for; None when its query holds no word."""
+    words = search_words(where.query)
+    return ISSUE_SEARCH.search(words) if words else None
+
+
+def _filtered(
+    query: Select[Any], workspace_id: str, where: IssueFilter, found: Search | None
+) -> Select[Any]:
     unknown = sorted(set(where.statuses) - set(STATUSES)) + sorted(
         set(where.priorities) - set(PRIORITIES)
     )
     if unknown:
         raise InvalidArgument(f"Unknown status or priority in the filter: {', '.join(unknown)}.")
-    query = query.where(issues.c.workspace_id == workspace_id)
+    if found is None:
+        query = query.where(issues.c.workspace_id == workspace_id)
+    else:
+        # The workspace written into the statement, not bound: PostgreSQL plans a prepared
+        # statement once for every value after five runs, and a search's best plan depends
+        # on the workspace's size (a small one: its rows that the index matches; a large
+        # one: the index's matches, then its own). Written in, each workspace's search is
+        # planned for that workspace.
+        written_in = literal(workspace_id, issues.c.workspace_id.type, literal_execute=True)
+        query = query.where(issues.c.workspace_id == written_in)
+        query = query.select_from(found.source).where(found.condition)
     if where.statuses:
         query = query.where(issues.c.status.in_(where.statuses))
     if where.priorities:
@@ -123,6 +149,15 @@ def _filtered(query: Select[Any], workspace_id: str, where: IssueFilter) -> Sele
     return query
 
 
+def list_order(where: IssueFilter, order: IssueOrder | None) -> IssueOrder:
+    """The order the list is read in: the one asked for; without one, relevance for a
+    search and creation otherwise. Relevance without a word to search is creation order:
+    every issue is then as relevant as any other."""
+    if order not in (None, IssueOrder.RELEVANCE):
+        return order
+    return IssueOrder.RELEVANCE if search_words(where.query) else IssueOrder.CREATED_ASC
+
+
 _NOT_OURS = "`after` is not a cursor of this list in this order."
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -135,11 +170,29 @@ _DESCENDING = frozenset({IssueOrder.CREATED_DESC, IssueOrder.UPDATED_DESC})
 def cursor_key(issue: Issue, order: IssueOrder) -> str:
     """What the next page of the list in `order` continues after: the issue's id in
     creation order (ids sort as creation time, then id), its updatedAt and id in update
-    order."""
+    order. (Relevance order: `_relevance_key`, from the search's score.)"""
     kind = _UPDATED_KIND.get(order)
     if kind is None:
         return issue.id
     return f"{kind}:{(issue.updated_at - _EPOCH) // _MICROSECOND}:{issue.id}"
+
+
+def _relevance_key(score: float, issue_id: str) -> str:
+    """A relevance-order position: `r:<score>:<id>`."""
+    return f"r:{score!r}:{issue_id}"
+
+
+def _relevance_position(key: str) -> tuple[float, str]:
+    """(score, id) from a relevance-order cursor's key."""
+    kind, _, rest = key.partition(":")
+    score_text, _, issue_id = rest.partition(":")
+    try:
+        score = float(score_text)
+    except ValueError:
+        raise InvalidArgument(_NOT_OURS) from None
+    if kind != "r" or not issue_id or not math.isfinite(score):
+        raise InvalidArgument(_NOT_OURS)
+    return score, issue_id
 
 
 def _updated_position(key: str, order: IssueOrder) -> tuple[datetime, str]:
@@ -178,15 +231,37 @@ def _past_cursor(
     return replace(where, updated_after=None), position > (moment, issue_id)
 
 
+def _ranked_statement(
+    workspace_id: str, page: PageRequest, where: IssueFilter, found: Search
+) -> Select[Any]:
+    """A page of the search's matches, most relevant first, then oldest first; each row
+    is ISSUE_COLUMNS and the score."""
+    scored = _filtered(
+        select(*ISSUE_COLUMNS, found.score.label("score")), workspace_id, where, found
+    ).subquery("scored")
+    ranked = select(scored)
+    if page.after:
+        score, issue_id = _relevance_position(page.after)
+        ranked = ranked.where(
+            or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > issue_id))
+        )
+    return ranked.order_by(scored.c.score.desc(), scored.c.id).limit(page.first + 1)
+
+
 def list_statement(
-    workspace_id: str, page: PageRequest, where: IssueFilter, order: IssueOrder
+    workspace_id: str, page: PageRequest, where: IssueFilter, order: IssueOrder | None
 ) -> Select[Any]:
     """The statement that reads one page of the issue list (plus one row that says whether
-    there is more). Update order reads ix_issues_updated (workspace_id, updated_at, id)."""
+    there is more), in `list_order`. Update order reads ix_issues_updated (workspace_id,
+    updated_at, id); relevance order scores every match (db/search.py)."""
+    order = list_order(where, order)
+    found = _search(where)
+    if order is IssueOrder.RELEVANCE and found is not None:
+        return _ranked_statement(workspace_id, page, where, found)
     past = None
     if page.after:
         where, past = _past_cursor(page.after, order, where)
-    query = _filtered(select(*ISSUE_COLUMNS), workspace_id, where)
+    query = _filtered(select(*ISSUE_COLUMNS), workspace_id, where, found)
     if past is not None:
         query = query.where(past)
     keys = (issues.c.updated_at, issues.c.id) if order in _UPDATED_KIND else (issues.c.id,)
@@ -200,11 +275,15 @@ async def list_issues(
     workspace_id: str,
     page: PageRequest,
     where: IssueFilter,
-    order: IssueOrder = IssueOrder.CREATED_ASC,
-) -> Page[Issue]:
-    """One page of the issues `where` matches, in `order`: by creation (id), or by
-    updatedAt then id. Pages continue after `cursor_key` of the last issue of the previous
-    page, so paging never repeats nor skips an issue that stays put.
+    order: IssueOrder | None = None,
+) -> Page[IssueHit]:
+    """One page of the issues `where` matches, in `list_order`: by creation (id), by
+    updatedAt then id, or for a search by relevance then creation. Pages continue after
+    the position of the last issue of the previous page, so paging never repeats nor skips
+    an issue that stays put.
+
+    A search's relevance moves when an issue's subject or thread does: a changed issue may
+    then be read twice, or not at all, by a walk through the pages.
 
     Update order moves issues while a client pages. In UPDATED_AT_ASC an issue changed
     meanwhile leaves its place for the end of the list: one already read is read again
@@ -214,12 +293,21 @@ async def list_issues(
     UPDATED_AT_DESC a changed issue jumps to the front, behind the cursor, so a walk may
     miss it: poll in ascending order.
     """
+    order = list_order(where, order)
     rows = await connection.execute(list_statement(workspace_id, page, where, order))
-    return page_of([issue_of(row) for row in rows], page.first)
+    if order is IssueOrder.RELEVANCE:
+        hits = [
+            IssueHit(issue_at_start_of(row), _relevance_key(float(row[-1]), row[0])) for row in rows
+        ]
+    else:
+        hits = [IssueHit(issue, cursor_key(issue, order)) for issue in map(issue_of, rows)]
+    return page_of(hits, page.first)
 
 
 async def count_issues(connection: Connection, workspace_id: str, where: IssueFilter) -> int:
-    query = _filtered(select(func.count()).select_from(issues), workspace_id, where)
+    """How many issues the filter (and search) matches."""
+    found = _search(where)
+    query = _filtered(select(func.count()).select_from(issues), workspace_id, where, found)
     return int(await connection.scalar(query) or 0)
 
 
