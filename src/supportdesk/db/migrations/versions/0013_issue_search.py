@@ -26,16 +26,19 @@ BATCH = 500
 # this many characters cannot pass (a few bytes per character at worst). A longer thread
 # is indexed message by message while the vector has room, as the writers do.
 WHOLE_THREAD_CHARACTERS = 200_000
+# Marks the statements over every workspace's issues (the tenancy tests let only marked
+# statements through), as migration 0012 does.
+EVERY_WORKSPACE = "/* migration: every workspace */ "
 
 SQLITE_SEARCH = (
     # The table's own row ids are unique integers: the first numbering.
-    "UPDATE issues SET search_rowid = rowid",
+    EVERY_WORKSPACE + "UPDATE issues SET search_rowid = rowid",
     "CREATE UNIQUE INDEX ix_issues_search_rowid ON issues (search_rowid)",
     "CREATE VIRTUAL TABLE issues_fts USING fts5("
     "subject, body, tokenize='porter unicode61 remove_diacritics 2')",
 )
 SQLITE_BATCH = sa.text(
-    "INSERT INTO issues_fts (rowid, subject, body) "
+    EVERY_WORKSPACE + "INSERT INTO issues_fts (rowid, subject, body) "
     "SELECT issues.search_rowid, issues.subject, coalesce(("
     "SELECT group_concat(messages.body, char(10)) FROM messages "
     "WHERE messages.workspace_id = issues.workspace_id AND messages.issue_id = issues.id"
@@ -49,7 +52,7 @@ POSTGRESQL_COLUMN = (
 POSTGRESQL_INDEX = "CREATE INDEX ix_issues_search_vector ON issues USING gin (search_vector)"
 # The last issue of the next batch, in key order, after (:workspace_id, :id).
 POSTGRESQL_BATCH_END = sa.text(
-    "SELECT issues.workspace_id, issues.id FROM issues "
+    EVERY_WORKSPACE + "SELECT issues.workspace_id, issues.id FROM issues "
     "WHERE (issues.workspace_id, issues.id) > (:workspace_id, :id) "
     "ORDER BY issues.workspace_id, issues.id OFFSET :skip LIMIT 1"
 )
@@ -69,7 +72,7 @@ def _postgresql_batch(last: bool) -> sa.TextClause:
     whose thread is too long to index in one piece are left for later."""
     high = "" if last else " AND (issues.workspace_id, issues.id) <= (:high_workspace, :high_id)"
     return sa.text(
-        f"UPDATE issues SET search_vector = {_VECTOR} "
+        f"{EVERY_WORKSPACE}UPDATE issues SET search_vector = {_VECTOR} "
         f"FROM (SELECT issues.workspace_id, issues.id, {_THREAD} AS body FROM issues "
         f"WHERE (issues.workspace_id, issues.id) > (:low_workspace, :low_id){high}) AS thread "
         "WHERE issues.workspace_id = thread.workspace_id AND issues.id = thread.id "
@@ -79,7 +82,8 @@ def _postgresql_batch(last: bool) -> sa.TextClause:
 
 POSTGRESQL_BATCH = {last: _postgresql_batch(last) for last in (False, True)}
 POSTGRESQL_LONG_THREADS = sa.text(
-    "SELECT issues.workspace_id, issues.id FROM issues WHERE issues.search_vector IS NULL"
+    EVERY_WORKSPACE
+    + "SELECT issues.workspace_id, issues.id FROM issues WHERE issues.search_vector IS NULL"
 )
 POSTGRESQL_SUBJECT = sa.text(
     "UPDATE issues SET search_vector = "
@@ -114,7 +118,10 @@ def upgrade() -> None:
 def _index_on_sqlite(bind: Connection) -> None:
     for statement in SQLITE_SEARCH:
         op.execute(statement)
-    last = bind.scalar(sa.text("SELECT coalesce(max(search_rowid), 0) FROM issues")) or 0
+    last = (
+        bind.scalar(sa.text(EVERY_WORKSPACE + "SELECT coalesce(max(search_rowid), 0) FROM issues"))
+        or 0
+    )
     for low in range(0, last, BATCH):
         bind.execute(SQLITE_BATCH, {"low": low, "high": low + BATCH})
 
