@@ -99,11 +99,22 @@ def vars_of(issue: issues.Issue) -> dict[str, Any]:
     return {name: getattr(issue, name) for name in issue.__slots__}
 
 
-def plan_of(workspace: WorkspaceFixture, statement: Select[Any]) -> str:
+def plan_of(
+    workspace: WorkspaceFixture, statement: Select[Any], *, without_seq_scan: bool = False
+) -> str:
+    """The plan of `statement`; `without_seq_scan` (PostgreSQL) asks which index the planner
+    starts from when a table is too big to read whole, whatever this table's size."""
+
     async def explain() -> str:
         async with workspace.server.db.read() as connection:
-            rows = await connection.execute(Explain(statement))
-            return "\n".join(str(row[-1]) for row in rows)
+            if without_seq_scan:
+                await connection.execute(text("SET enable_seqscan = off"))
+            try:
+                rows = await connection.execute(Explain(statement))
+                return "\n".join(str(row[-1]) for row in rows)
+            finally:
+                if without_seq_scan:
+                    await connection.execute(text("RESET enable_seqscan"))
 
     return workspace.server.call(explain())
 
@@ -149,7 +160,9 @@ def test_a_search_starts_from_the_full_text_index(
     where = issues.IssueFilter(query="printer", statuses=("new",))
     statement = issues.list_statement(workspace.id, PageRequest(25, None), where, order)
 
-    plan = plan_of(workspace, statement)
+    # A few thousand rows are cheap to read whole, and whether PostgreSQL does depends on
+    # what the rest of the suite wrote; the question is which index a search starts from.
+    plan = plan_of(workspace, statement, without_seq_scan=not workspace.server.db.is_sqlite)
 
     if workspace.server.db.is_sqlite:
         steps = [line for line in plan.splitlines() if line.startswith(("SCAN", "SEARCH"))]
