@@ -4,6 +4,7 @@ backends stem them and match every one (db/search.py)."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from supportdesk.domain.errors import InvalidArgument
@@ -24,3 +25,21 @@ def search_words(query: str | None) -> list[str]:
     if len(words) > MAX_WORDS:
         raise InvalidArgument(f"`query` may hold at most {MAX_WORDS} words.")
     return words
+
+
+# A cursor in relevance order holds the position of the last row: `r:<score>:<id>`.
+def relevance_key(score: float, row_id: str) -> str:
+    return f"r:{score!r}:{row_id}"
+
+
+def relevance_position(key: str, refusal: str) -> tuple[float, str]:
+    """(score, id) from a relevance cursor's key; InvalidArgument(`refusal`) for any other."""
+    kind, _, rest = key.partition(":")
+    score_text, _, row_id = rest.partition(":")
+    try:
+        score = float(score_text)
+    except ValueError:
+        raise InvalidArgument(refusal) from None
+    if kind != "r" or not row_id or not math.isfinite(score):
+        raise InvalidArgument(refusal)
+    return score, row_id

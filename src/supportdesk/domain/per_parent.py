@@ -24,6 +24,19 @@ from supportdesk.domain.pagination import Page, PageRequest, page_of
 
 T = TypeVar("T")
 
+
+def in_workspace(
+    table: FromClause, narrowed_by: ColumnElement[Any] | None = None
+) -> list[ColumnElement[bool]]:
+    """The conditions of a batch read's children: the workspace's rows of `table` (bound
+    as `workspace_id`), and with `narrowed_by`, those whose column equals the parameter
+    of its name (a status, a visibility)."""
+    conditions = [table.c.workspace_id == bindparam("workspace_id")]
+    if narrowed_by is not None:
+        conditions.append(narrowed_by == bindparam(narrowed_by.name))
+    return conditions
+
+
 # Extra columns of the numbered rows (named so they cannot clash with a child's own).
 _PARENT = "parent_of_row"
 _POSITION = "position_in_parent"

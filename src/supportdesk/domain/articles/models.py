@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import RowMapping
 
 from supportdesk.db.tables import articles
+from supportdesk.domain.full_text import relevance_key
 
 DRAFT = "draft"
 PUBLISHED = "published"
@@ -46,7 +47,7 @@ class ArticleHit:
     @property
     def cursor_key(self) -> str:
         """What the next page continues after: the id, or (relevance, id) for a search."""
-        return self.article.id if self.score is None else f"r:{self.score!r}:{self.article.id}"
+        return self.article.id if self.score is None else relevance_key(self.score, self.article.id)
 
 
 ARTICLE_COLUMNS = (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from supportdesk.domain.articles.models import (
 )
 from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
-from supportdesk.domain.full_text import search_words
+from supportdesk.domain.full_text import relevance_position, search_words
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -63,19 +62,6 @@ def _filtered(
     return query
 
 
-def _search_position(key: str) -> tuple[float, str]:
-    """(score, id) from a search cursor's key `r:<score>:<id>`."""
-    prefix, _, rest = key.partition(":")
-    score_text, _, article_id = rest.rpartition(":")
-    try:
-        score = float(score_text)
-    except ValueError:
-        raise InvalidArgument(_NOT_OURS) from None
-    if prefix != "r" or not article_id or not math.isfinite(score):
-        raise InvalidArgument(_NOT_OURS)
-    return score, article_id
-
-
 async def list_articles(
     connection: Connection, workspace_id: str, page: PageRequest, where: ArticleFilter
 ) -> Page[ArticleHit]:
@@ -95,7 +81,7 @@ async def list_articles(
     ).subquery()
     ranked = select(scored)
     if page.after:
-        score, after_id = _search_position(page.after)
+        score, after_id = relevance_position(page.after, _NOT_OURS)
         ranked = ranked.where(
             or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > after_id))
         )

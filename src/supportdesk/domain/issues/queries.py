@@ -7,7 +7,6 @@ building a Select and computing its cache key on every call costs more than runn
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -38,7 +37,7 @@ from supportdesk.db.reads import Read, in_ids
 from supportdesk.db.search import Search
 from supportdesk.db.tables import contacts, issue_labels, issues, messages
 from supportdesk.domain.errors import InvalidArgument
-from supportdesk.domain.full_text import search_words
+from supportdesk.domain.full_text import relevance_key, relevance_position, search_words
 from supportdesk.domain.issues.models import (
     ISSUE_COLUMNS,
     MESSAGE_COLUMNS,
@@ -55,7 +54,7 @@ from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
 from supportdesk.domain.pagination import Page, PageRequest, page_of
-from supportdesk.domain.per_parent import ChildCounts, ChildPages
+from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 
 _IN_WORKSPACE = issues.c.workspace_id == bindparam("workspace_id")
 _ISSUES = Read(select(*ISSUE_COLUMNS).where(_IN_WORKSPACE, in_ids(issues.c.id, "ids")), issue_of)
@@ -170,29 +169,11 @@ _DESCENDING = frozenset({IssueOrder.CREATED_DESC, IssueOrder.UPDATED_DESC})
 def cursor_key(issue: Issue, order: IssueOrder) -> str:
     """What the next page of the list in `order` continues after: the issue's id in
     creation order (ids sort as creation time, then id), its updatedAt and id in update
-    order. (Relevance order: `_relevance_key`, from the search's score.)"""
+    order. (Relevance order: `relevance_key`, from the search's score.)"""
     kind = _UPDATED_KIND.get(order)
     if kind is None:
         return issue.id
     return f"{kind}:{(issue.updated_at - _EPOCH) // _MICROSECOND}:{issue.id}"
-
-
-def _relevance_key(score: float, issue_id: str) -> str:
-    """A relevance-order position: `r:<score>:<id>`."""
-    return f"r:{score!r}:{issue_id}"
-
-
-def _relevance_position(key: str) -> tuple[float, str]:
-    """(score, id) from a relevance-order cursor's key."""
-    kind, _, rest = key.partition(":")
-    score_text, _, issue_id = rest.partition(":")
-    try:
-        score = float(score_text)
-    except ValueError:
-        raise InvalidArgument(_NOT_OURS) from None
-    if kind != "r" or not issue_id or not math.isfinite(score):
-        raise InvalidArgument(_NOT_OURS)
-    return score, issue_id
 
 
 def _updated_position(key: str, order: IssueOrder) -> tuple[datetime, str]:
@@ -241,7 +222,7 @@ def _ranked_statement(
     ).subquery("scored")
     ranked = select(scored)
     if page.after:
-        score, issue_id = _relevance_position(page.after)
+        score, issue_id = relevance_position(page.after, _NOT_OURS)
         ranked = ranked.where(
             or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > issue_id))
         )
@@ -297,7 +278,7 @@ async def list_issues(
     rows = await connection.execute(list_statement(workspace_id, page, where, order))
     if order is IssueOrder.RELEVANCE:
         hits = [
-            IssueHit(issue_at_start_of(row), _relevance_key(float(row[-1]), row[0])) for row in rows
+            IssueHit(issue_at_start_of(row), relevance_key(float(row[-1]), row[0])) for row in rows
         ]
     else:
         hits = [IssueHit(issue, cursor_key(issue, order)) for issue in map(issue_of, rows)]
@@ -311,17 +292,12 @@ async def count_issues(connection: Connection, workspace_id: str, where: IssueFi
     return int(await connection.scalar(query) or 0)
 
 
-def _thread_conditions(of_visibility: bool) -> list[ColumnElement[bool]]:
-    conditions = [messages.c.workspace_id == bindparam("workspace_id")]
-    if of_visibility:
-        conditions.append(messages.c.visibility == bindparam("visibility"))
-    return conditions
-
-
 # Each built once for whole threads, and once for the messages of one visibility.
 _THREADS = {
     of_visibility: ChildPages(
-        select(*MESSAGE_COLUMNS).where(*_thread_conditions(of_visibility)),
+        select(*MESSAGE_COLUMNS).where(
+            *in_workspace(messages, messages.c.visibility if of_visibility else None)
+        ),
         messages.c.issue_id,
         messages.c.id,
         message_of,
@@ -329,7 +305,9 @@ _THREADS = {
     for of_visibility in (False, True)
 }
 # Whole threads are counted by the issue's stored message_count.
-_COUNT_OF_VISIBILITY = ChildCounts(messages, messages.c.issue_id, *_thread_conditions(True))
+_COUNT_OF_VISIBILITY = ChildCounts(
+    messages, messages.c.issue_id, *in_workspace(messages, messages.c.visibility)
+)
 
 
 def _visibility_parameters(workspace_id: str, visibility: str | None) -> dict[str, str]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, insert, select
+from sqlalchemy import ColumnElement, insert, select
 
 from supportdesk import API_VERSION
 from supportdesk.db import Database
@@ -20,7 +20,7 @@ from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldEr
 from supportdesk.domain.events import TEST_EVENT_TYPE, actor_of, subscribes
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest
-from supportdesk.domain.per_parent import ChildCounts, ChildPages
+from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 from supportdesk.domain.webhooks.endpoints import locked_endpoint
 from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
 
@@ -147,17 +147,14 @@ async def replay(
     return len(rows)
 
 
-def _delivery_conditions(with_status: bool) -> list[ColumnElement[bool]]:
-    conditions = [webhook_deliveries.c.workspace_id == bindparam("workspace_id")]
-    if with_status:
-        conditions.append(webhook_deliveries.c.status == bindparam("status"))
-    return conditions
+def _deliveries(with_status: bool) -> list[ColumnElement[bool]]:
+    return in_workspace(webhook_deliveries, webhook_deliveries.c.status if with_status else None)
 
 
 # Each built once for all deliveries, and once for those of one status.
 _OF_ENDPOINTS = {
     with_status: ChildPages(
-        select(*DELIVERY_COLUMNS).where(*_delivery_conditions(with_status)),
+        select(*DELIVERY_COLUMNS).where(*_deliveries(with_status)),
         webhook_deliveries.c.endpoint_id,
         webhook_deliveries.c.id,
         delivery_of,
@@ -167,7 +164,9 @@ _OF_ENDPOINTS = {
 }
 _COUNT_OF_ENDPOINTS = {
     with_status: ChildCounts(
-        webhook_deliveries, webhook_deliveries.c.endpoint_id, *_delivery_conditions(with_status)
+        webhook_deliveries,
+        webhook_deliveries.c.endpoint_id,
+        *_deliveries(with_status),
     )
     for with_status in (False, True)
 }
