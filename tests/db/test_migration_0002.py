@@ -3,13 +3,11 @@ takes them away again on downgrade."""
 
 from __future__ import annotations
 
-import asyncio
-
 from alembic import command
 from sqlalchemy import inspect
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from supportdesk.db.migrate import alembic_config, upgrade
+from tests.db.inspection import inspected
 
 
 def search_structures(url: str) -> set[str]:
@@ -23,15 +21,7 @@ def search_structures(url: str) -> set[str]:
             found |= {column["name"] for column in inspector.get_columns("articles")}
         return found
 
-    async def run() -> set[str]:
-        engine = create_async_engine(url)
-        try:
-            async with engine.connect() as connection:
-                return await connection.run_sync(look)
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(run())
+    return inspected(url, look)
 
 
 def test_up_down_and_up_again(empty_database: str) -> None:

@@ -3,12 +3,10 @@ index (a distributed PostgreSQL enforces only keys that hold workspace_id), and 
 
 from __future__ import annotations
 
-import asyncio
-
 from alembic import command
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from supportdesk.db.migrate import alembic_config, upgrade
+from tests.db.inspection import inspected
 from tests.tenancy import TableShape, table_shapes
 
 
@@ -21,15 +19,7 @@ def api_keys_shape(url: str) -> tuple[TableShape, set[tuple[str, ...]]]:
         plain = {tuple(i["column_names"]) for i in indexes if not i["unique"]}  # type: ignore[arg-type]
         return table_shapes(connection)["api_keys"], plain
 
-    async def run() -> tuple[TableShape, set[tuple[str, ...]]]:
-        engine = create_async_engine(url)
-        try:
-            async with engine.connect() as connection:
-                return await connection.run_sync(look)
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(run())
+    return inspected(url, look)
 
 
 def test_up_down_and_up_again(empty_database: str) -> None:

@@ -16,6 +16,7 @@ from supportdesk.db import Database
 from supportdesk.db.migrate import alembic_config, upgrade
 from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain.issues.search import ISSUE_SEARCH, THREAD
+from tests.db.inspection import inspected
 
 AT = datetime(2026, 11, 22, 13, 45, 7, tzinfo=UTC)
 WS = "ws_1"
@@ -137,15 +138,7 @@ def structures(url: str) -> set[str]:
         found |= {index["name"] or "" for index in inspector.get_indexes("issues")}
         return found | {column["name"] for column in inspector.get_columns("issues")}
 
-    async def run() -> set[str]:
-        engine = create_async_engine(url)
-        try:
-            async with engine.connect() as connection:
-                return await connection.run_sync(look)
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(run())
+    return inspected(url, look)
 
 
 def test_every_issue_is_indexed_and_the_writers_carry_on(empty_database: str) -> None:
