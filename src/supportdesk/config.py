@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     secret_key: str | None = None
     db_pool_size: int = Field(default=10, ge=1)
     introspection: bool = True
+    # Repeated read documents answered by one SQL statement per root field whose JSON the
+    # database builds (docs/compiled-queries.md).
+    compiled_reads: bool = True
     max_depth: int = Field(default=12, ge=1)
     max_aliases: int = Field(default=50, ge=1)
     max_cost: int = Field(default=10_000, ge=1)

@@ -29,8 +29,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import QueuePool
 
 from supportdesk.db import deadline
+from supportdesk.db.answers import register_functions
 from supportdesk.db.connection import Connection, InlineConnection, PooledConnection
-from supportdesk.db.direct import DirectReads, PostgresReader, SqliteReader
+from supportdesk.db.direct import Compiled, DirectReads, PostgresReader, ReadStatement, SqliteReader
 from supportdesk.db.outbox import take_mark
 from supportdesk.db.reads import Read
 
@@ -80,6 +81,7 @@ def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> Engine:
         for pragma in SQLITE_PRAGMAS:
             cursor.execute(pragma)
         dbapi_connection.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
+        register_functions(dbapi_connection)
         if begin is not None:
             # BEGIN IMMEDIATE answers "locked" at once instead of blocking the event loop;
             # Database.transaction waits and tries again.
@@ -274,6 +276,14 @@ class Database:
         (`Connection.fetch` runs the same read inside a transaction)."""
         rows = await self.direct.rows(read.statement, parameters)
         return [read.row(row) for row in rows]
+
+    def compile(self, statement: ReadStatement) -> Compiled:
+        """A read's SQL for this database, for a caller that keeps it (`fetch_compiled`)."""
+        return Compiled.of(statement, self.direct.dialect)
+
+    async def fetch_compiled(self, compiled: Compiled, **parameters: Any) -> list[tuple[Any, ...]]:
+        """The rows of a read compiled by `compile`, straight on the driver."""
+        return await self.direct.run(compiled, parameters)
 
     async def ping(self) -> bool:
         """Whether the database answers through every pool that reads: SQLAlchemy's (on

@@ -35,6 +35,7 @@ from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from supportdesk.db import deadline
+from supportdesk.db.answers import register_functions
 
 Processor = Callable[[Any], Any]
 # A read statement: a SELECT, or a UNION of them.
@@ -188,6 +189,7 @@ class SqliteReader:
             for pragma in self.pragmas:
                 connection.execute(pragma)
             connection.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
+            register_functions(connection)
             self._local.connection = connection
             with self._guard:
                 self._all.append(connection)
@@ -263,7 +265,12 @@ class DirectReads:
     ) -> list[tuple[Any, ...]]:
         """The statement's rows, on `connection` (a transaction's driver connection) or,
         for a read, on the direct reads' own."""
-        compiled = self.compiled(statement, parameters)
+        return await self.run(self.compiled(statement, parameters), parameters, connection)
+
+    async def run(
+        self, compiled: Compiled, parameters: Mapping[str, Any], connection: Any = None
+    ) -> list[tuple[Any, ...]]:
+        """`rows` for a statement its caller compiled (`Compiled.of`) and keeps."""
         for observe in self.observers:
             observe(compiled.sql)
         arguments = compiled.arguments(parameters)

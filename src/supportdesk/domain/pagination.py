@@ -8,6 +8,7 @@ import hmac
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from supportdesk.db.answers import CURSOR_MAC_BYTES, cursor_parameters, sign_cursor
 from supportdesk.domain.errors import InvalidArgument
 
 DEFAULT_PAGE_SIZE = 25
@@ -38,7 +39,7 @@ class Page(Generic[T]):
 
 
 _NOT_OURS = "`after` is not a cursor this API gave out."
-_MAC_BYTES = 12
+_MAC_BYTES = CURSOR_MAC_BYTES
 # A position is an id, or a relevance or an updatedAt and an id: far below this.
 _MAX_CURSOR = 200
 
@@ -62,8 +63,11 @@ class Cursors:
         return hmac.digest(self._key, self._scope + payload, "sha256")[:_MAC_BYTES]
 
     def encode(self, position: str) -> str:
-        payload = position.encode()
-        return base64.urlsafe_b64encode(payload + self._mac(payload)).decode().rstrip("=")
+        return sign_cursor(self._key, self._scope, position)
+
+    def signing_parameters(self) -> dict[str, bytes]:
+        """What a compiled answer's SQL signs its cursors with (db/answers.py)."""
+        return cursor_parameters(self._key, self._scope)
 
     def decode(self, cursor: str) -> str:
         """The position a cursor of ours holds; InvalidArgument for anything else."""

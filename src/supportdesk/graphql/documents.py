@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from inspect import isawaitable
 from typing import Any
 
@@ -14,6 +14,7 @@ from graphql import (
     DocumentNode,
     ExecutionResult,
     FieldNode,
+    FragmentDefinitionNode,
     GraphQLError,
     GraphQLSchema,
     OperationDefinitionNode,
@@ -98,6 +99,9 @@ class Prepared:
     operations: dict[str | None, Operation]
     # Runs this document; it keeps the document's execution plans (execution.py).
     execution_context: type[ExecutionContext]
+    # Its fragments by name, and its compiled-answer plans (compiled.py).
+    fragments: dict[str, FragmentDefinitionNode] = field(default_factory=dict)
+    answer_plans: dict[Any, Any] = field(default_factory=dict)
 
     def operation(self, name: str | None) -> Operation:
         if name is None and len(self.operations) > 1:
@@ -278,7 +282,10 @@ class DocumentRunner:
             for d in document.definitions
             if isinstance(d, OperationDefinitionNode)
         }
-        return Prepared(document, operations, ExecutionContext.for_document(document))
+        fragments = {
+            d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+        }
+        return Prepared(document, operations, ExecutionContext.for_document(document), fragments)
 
     def cost(self, operation: Operation, variables: dict[str, Any] | None) -> int:
         """The cost of this request; refuses it, before any resolver runs, when over the limit."""
@@ -289,6 +296,9 @@ class DocumentRunner:
         except LimitExceeded as exceeded:
             raise _too_complex(exceeded, **self.cost_extensions(cost)) from None
         return cost
+
+    def check_variables(self, variables: dict[str, Any] | None, cost: int) -> None:
+        _check_variables(variables, self.cost_extensions(cost))
 
     def cost_extensions(self, cost: int) -> dict[str, Any]:
         return {"cost": {"requested": cost, "limit": self.limits.max_cost}}
@@ -302,7 +312,7 @@ class DocumentRunner:
         cost: int,
     ) -> dict[str, Any]:
         """Execute and shape the answer; raises RequestError when variables do not fit."""
-        _check_variables(variables, self.cost_extensions(cost))
+        self.check_variables(variables, cost)
         result = execute(
             self.schema,
             prepared.document,

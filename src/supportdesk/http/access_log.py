@@ -35,6 +35,8 @@ class AccessRecord:
     cost: int | None = None
     # The rate limit that refused the request (429): "key" or "failed_auth".
     rate_limited_by: str | None = None
+    # Whether the database built the answer (graphql/compiled.py); None for no query.
+    compiled: bool | None = None
 
 
 def access_record(scope: Scope) -> AccessRecord:
@@ -85,6 +87,7 @@ class AccessLogMiddleware:
                         "operation_type": record.operation_type,
                         "cost": record.cost,
                         "rate_limited_by": record.rate_limited_by,
+                        "compiled": record.compiled,
                         "status": status,
                         "duration_ms": round(seconds * 1000, 2),
                     }

@@ -8,8 +8,9 @@ Every method reaches this endpoint, so that each gets a JSON answer (405) of our
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from starlette.requests import Request
@@ -22,8 +23,9 @@ from supportdesk.config import Settings
 from supportdesk.db.deadline import DeadlinePassed, statements_within
 from supportdesk.domain.clock import now
 from supportdesk.domain.pagination import Cursors
+from supportdesk.graphql.compiled import CompiledReads, Plan
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.documents import DocumentRunner, Operation, Prepared, RequestError
+from supportdesk.graphql.documents import DocumentRunner, RequestError
 from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission
 from supportdesk.http.rate_limit import RateLimiter
@@ -36,6 +38,8 @@ from supportdesk.http.requests import (
     read_get,
     read_post,
 )
+
+T = TypeVar("T")
 
 # Errors the GraphQL-over-HTTP spec answers with 200 under application/json (and 400 under
 # application/graphql-response+json): the request was well formed, the document was not.
@@ -51,6 +55,10 @@ class Reply:
     media_type: str = JSON
     headers: dict[str, str] = field(default_factory=dict)
 
+    def raw(self, body: bytes) -> Response:
+        """A 200 whose JSON body is already made."""
+        return Response(body, headers=self.headers, media_type=f"{self.media_type}; charset=utf-8")
+
     def __call__(
         self, body: Any, status: int = 200, headers: dict[str, str] | None = None
     ) -> Response:
@@ -62,6 +70,16 @@ class Reply:
         )
 
 
+def _asks_whether_compiled(payload: GraphQLRequest) -> bool:
+    """A client asks with `"extensions": {"compiled": true}` in its request (or false, to
+    have the executor answer)."""
+    return bool(payload.extensions and isinstance(payload.extensions.get("compiled"), bool))
+
+
+def _refuses_compiled(payload: GraphQLRequest) -> bool:
+    return bool(payload.extensions and payload.extensions.get("compiled") is False)
+
+
 class GraphQLEndpoint:
     def __init__(
         self,
@@ -71,6 +89,7 @@ class GraphQLEndpoint:
         server_key: ServerKey,
     ) -> None:
         self.executor = executor
+        self.compiled = CompiledReads(executor.schema) if settings.compiled_reads else None
         self.settings = settings
         self.admission = Admission(settings, limiter)
         self.server_key = server_key
@@ -133,7 +152,28 @@ class GraphQLEndpoint:
                 client_ip=request.client.host if request.client else None,
                 webhooks=request.app.state.webhooks,
             )
-            body = await self._run_in_time(prepared, operation, payload, context, cost)
+            plan = (
+                self.compiled.plan(
+                    prepared.answer_plans, prepared.fragments, operation.node, principal
+                )
+                if self.compiled is not None
+                and not operation.is_mutation
+                and not _refuses_compiled(payload)
+                else None
+            )
+            if not operation.is_mutation:
+                record.compiled = False
+            if plan is not None:
+                self.executor.check_variables(payload.variables, cost)
+                answer = await self._in_time(self._compiled_answer(plan, payload, context, cost))
+                if answer is not None:
+                    record.compiled = True
+                    return reply.raw(answer)
+            body = await self._in_time(
+                self.executor.run(prepared, operation, payload.variables, context, cost)
+            )
+            if not operation.is_mutation and _asks_whether_compiled(payload):
+                body["extensions"]["compiled"] = False
         except RequestError as error:
             if error.extensions and "cost" in error.extensions:
                 record.cost = error.extensions["cost"]["requested"]
@@ -142,21 +182,25 @@ class GraphQLEndpoint:
             return reply(error.body, status)
         return reply(body)
 
-    async def _run_in_time(
-        self,
-        prepared: Prepared,
-        operation: Operation,
-        payload: GraphQLRequest,
-        context: Context,
-        cost: int,
-    ) -> dict[str, Any]:
+    async def _compiled_answer(
+        self, plan: Plan, payload: GraphQLRequest, context: Context, cost: int
+    ) -> bytes | None:
+        """The whole body of a compiled answer, or None when the executor must answer."""
+        assert self.compiled is not None
+        data = await self.compiled.answer(plan, payload.variables, context)
+        if data is None:
+            return None
+        extensions = self.executor.cost_extensions(cost)
+        if _asks_whether_compiled(payload):
+            extensions["compiled"] = True
+        return b'{"data":' + data + b',"extensions":' + orjson.dumps(extensions) + b"}"
+
+    async def _in_time(self, work: Awaitable[T]) -> T:
         seconds = self.settings.request_timeout_seconds
         try:
             with statements_within(seconds):
                 async with asyncio.timeout(seconds):
-                    return await self.executor.run(
-                        prepared, operation, payload.variables, context, cost
-                    )
+                    return await work
         except (TimeoutError, DeadlinePassed):
             raise HttpProblem(
                 503,

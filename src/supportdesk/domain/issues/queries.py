@@ -285,11 +285,14 @@ async def list_issues(
     return page_of(hits, page.first)
 
 
+def count_statement(workspace_id: str, where: IssueFilter) -> Select[Any]:
+    """The statement that counts the issues the filter (and search) matches."""
+    return _filtered(select(func.count()).select_from(issues), workspace_id, where, _search(where))
+
+
 async def count_issues(connection: Connection, workspace_id: str, where: IssueFilter) -> int:
     """How many issues the filter (and search) matches."""
-    found = _search(where)
-    query = _filtered(select(func.count()).select_from(issues), workspace_id, where, found)
-    return int(await connection.scalar(query) or 0)
+    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)
 
 
 # Each built once for whole threads, and once for the messages of one visibility.
