@@ -69,6 +69,8 @@ def test_what_does_not_compile_is_answered_by_the_executor(workspace: WorkspaceF
         "query($id: ID!) { issue(id: $id) { id subject @include(if: true) } }",
         "query($id: ID!) { issue(id: $id) { id } apiInfo }",
         "query($id: ID!) { node(id: $id) { id } }",
+        # Relations three deep: past what SQLite's parser takes in one statement.
+        "query($id: ID!) { issue(id: $id) { requester { account { contacts { totalCount } } } } }",
     ]:
         answer = api(document, {"id": issue["id"]}, **asked)
         assert answer.body["extensions"]["compiled"] is False, document

@@ -16,7 +16,7 @@ stay the executor's. `SUPPORTDESK_COMPILED_READS=false` turns it all off.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,16 +42,25 @@ from graphql.execution.values import get_argument_values, get_variable_values
 
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
-from supportdesk.domain import issues
 from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
-from supportdesk.domain.answers.roots import SINGLE_ROOTS, SingleAnswer, answer_issue_list
+from supportdesk.domain.answers.roots import (
+    SINGLE_ROOTS,
+    SingleAnswer,
+    answer_account_list,
+    answer_article_list,
+    answer_contact_list,
+    answer_issue_list,
+)
 from supportdesk.domain.answers.selection import TYPENAME, Given, Picked, argument_name
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.issues import VISIBILITIES
 from supportdesk.domain.pagination import PageRequest
+from supportdesk.graphql.accounts import AccountFilter
+from supportdesk.graphql.articles import ArticleFilter
+from supportdesk.graphql.contacts import ContactFilter
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.issues import issue_filter_of, issue_order_of
+from supportdesk.graphql.issues import IssueFilter, issue_order_of
 
 # The parts of a connection, its edges and its page info.
 _STRUCTURE = {
@@ -59,13 +68,35 @@ _STRUCTURE = {
     "Edge": frozenset({"cursor", "node"}),
     "PageInfo": frozenset({"hasNextPage", "endCursor", "hasPreviousPage", "startCursor"}),
 }
-_LIST_ROOTS = frozenset({"issues"})
 _ROOT_ARGUMENTS = {
     "issues": frozenset({"first", "after", "filter", "orderBy"}),
+    "contacts": frozenset({"first", "after", "filter"}),
+    "accounts": frozenset({"first", "after", "filter"}),
+    "articles": frozenset({"first", "after", "filter"}),
     **{root: frozenset({argument}) for root, (_, _, argument) in SINGLE_ROOTS.items()},
 }
+# Relations nested in relations, at most: each is a few levels of sub-selects, and
+# SQLite's parser stops at a fixed depth (three relations deep can be past it).
+MAX_DEPTH = 2
 # Plans kept per cached document (operations × scope sets).
 PLANS_PER_DOCUMENT = 32
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+# Each list root: its filter's input type, and what answers it.
+_LISTS: dict[str, tuple[Any, Any]] = {
+    "issues": (IssueFilter, None),
+    "contacts": (ContactFilter, answer_contact_list),
+    "accounts": (AccountFilter, answer_account_list),
+    "articles": (ArticleFilter, answer_article_list),
+}
+
+
+def _domain_filter(input_type: Any, given: dict[str, Any]) -> Any:
+    """The domain's filter from a filter argument as graphql-core coerces it (a dict by
+    GraphQL names), through the input type's own `to_domain`, as the resolver reads it."""
+    names = {_CAMEL.sub("_", name).lower(): value for name, value in given.items()}
+    return input_type(**names).to_domain()
 
 
 class _NotCompiled(Exception):
@@ -123,6 +154,7 @@ class _Walk:
         self.principal = principal
         self.numbers = itertools.count()
         self.argued: list[_Argued] = []
+        self.depth = 0
 
     def _applies(self, condition: str | None, type_: GraphQLObjectType) -> bool:
         if condition is None or condition == type_.name:
@@ -188,7 +220,14 @@ class _Walk:
         if not arguments <= allowed:
             raise _NotCompiled
         definition = parent.fields[name]
+        relation = structure is None and (parent.name, name) in RELATION_ARGUMENTS
+        if relation:
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise _NotCompiled
         objects = self._objects(definition.type, nodes)
+        if relation:
+            self.depth -= 1
         picked = Picked(key, name, number, arguments, objects)
         if RELATION_ARGUMENTS.get((parent.name, name)):
             self.argued.append(_Argued(picked, definition, nodes[0]))
@@ -347,27 +386,14 @@ class CompiledReads:
                     return None
             bound.bind(root.picked, argument, value)
             return await root.single.run(db, given, bound.parameters)
-        return await self._issue_list(root, root_values, bound, given, context)
-
-    async def _issue_list(
-        self, root: RootPlan, values: dict[str, Any], bound: _Bound, given: Given, context: Context
-    ) -> str | None:
-        page = PageRequest.of(values.get("first"), values.get("after"), context.cursors)
+        page = PageRequest.of(root_values.get("first"), root_values.get("after"), context.cursors)
         bound.bind(root.picked, "first", page.first)
-        given_filter = values.get("filter")
-        where = issue_filter_of(given_filter) if given_filter is not None else issues.IssueFilter()
-        order = issue_order_of(values.get("orderBy"))
-        return await answer_issue_list(
-            context.db,
-            root.picked,
-            given,
-            bound.parameters,
-            context.workspace_id,
-            page,
-            where,
-            order,
-        )
-
-
-def iter_roots(plan: Plan) -> Iterator[str]:
-    return (root.field for root in plan.roots)
+        given = Given(frozenset(bound.given))
+        filter_input, answer_list = _LISTS[root.field]
+        where = _domain_filter(filter_input, root_values.get("filter") or {})
+        arguments = (db, root.picked, given, bound.parameters, context.workspace_id, page, where)
+        if root.field == "issues":
+            order = issue_order_of(root_values.get("orderBy"))
+            return await answer_issue_list(*arguments, order)
+        found: str | None = await answer_list(*arguments)
+        return found

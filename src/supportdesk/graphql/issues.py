@@ -389,25 +389,6 @@ class AddNotePayload:
     error: MutationError | None = None
 
 
-def issue_filter_of(given: dict[str, Any]) -> issues.IssueFilter:
-    """The domain's filter from an `IssueFilter` argument as graphql-core coerces it (a
-    dict by GraphQL names), as the resolver's `IssueFilter.to_domain` reads it."""
-    names = {
-        "status": "status",
-        "priority": "priority",
-        "requesterEmail": "requester_email",
-        "createdAfter": "created_after",
-        "createdBefore": "created_before",
-        "updatedAfter": "updated_after",
-        "updatedBefore": "updated_before",
-        "labelIds": "label_ids",
-        "assigneeId": "assignee_id",
-        "unassigned": "unassigned",
-        "query": "query",
-    }
-    return IssueFilter(**{names[name]: value for name, value in given.items()}).to_domain()
-
-
 def issue_order_of(given: Any) -> issues.IssueOrder | None:
     """The domain's order from an `IssueOrder` argument as graphql-core coerces it."""
     if given is None:

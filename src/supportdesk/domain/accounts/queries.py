@@ -38,13 +38,21 @@ async def list_accounts(
 ) -> Page[Account]:
     """Accounts in creation order; `domain` matches exactly (any case), `query` matches a
     part of the name or the domain, ignoring case."""
-    query = _filtered(select(*ACCOUNT_COLUMNS), workspace_id, where)
-    if page.after:
-        query = query.where(accounts.c.id > page.after)
-    rows = await connection.execute(query.order_by(accounts.c.id).limit(page.first + 1))
+    rows = await connection.execute(page_statement(workspace_id, page, where))
     return page_of([account_of(row) for row in rows.mappings()], page.first)
 
 
+def page_statement(workspace_id: str, page: PageRequest, where: AccountFilter) -> Select[Any]:
+    """One page of the list (plus one row that says whether there is more)."""
+    query = _filtered(select(*ACCOUNT_COLUMNS), workspace_id, where)
+    if page.after:
+        query = query.where(accounts.c.id > page.after)
+    return query.order_by(accounts.c.id).limit(page.first + 1)
+
+
+def count_statement(workspace_id: str, where: AccountFilter) -> Select[Any]:
+    return _filtered(select(func.count()).select_from(accounts), workspace_id, where)
+
+
 async def count_accounts(connection: Connection, workspace_id: str, where: AccountFilter) -> int:
-    query = _filtered(select(func.count()).select_from(accounts), workspace_id, where)
-    return int(await connection.scalar(query) or 0)
+    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)

@@ -69,12 +69,7 @@ async def list_articles(
     relevant first, then oldest first. Search pages continue after (relevance, id)."""
     found = _search(where)
     if found is None:
-        query = _filtered(select(*ARTICLE_COLUMNS), workspace_id, where, None)
-        if page.after:
-            if ":" in page.after:
-                raise InvalidArgument(_NOT_OURS)
-            query = query.where(articles.c.id > page.after)
-        rows = await connection.execute(query.order_by(articles.c.id).limit(page.first + 1))
+        rows = await connection.execute(page_statement(workspace_id, page, where))
         return page_of([ArticleHit(article_of(row)) for row in rows.mappings()], page.first)
     scored = _filtered(
         select(*ARTICLE_COLUMNS, found.score.label("score")), workspace_id, where, found
@@ -92,8 +87,27 @@ async def list_articles(
     return page_of(hits, page.first)
 
 
+def page_statement(workspace_id: str, page: PageRequest, where: ArticleFilter) -> Select[Any]:
+    """One page of the list in creation order, when it is no search (plus one row that
+    says whether there is more)."""
+    query = _filtered(select(*ARTICLE_COLUMNS), workspace_id, where, None)
+    if page.after:
+        if ":" in page.after:
+            raise InvalidArgument(_NOT_OURS)
+        query = query.where(articles.c.id > page.after)
+    return query.order_by(articles.c.id).limit(page.first + 1)
+
+
+def is_search(where: ArticleFilter) -> bool:
+    return _search(where) is not None
+
+
+def count_statement(workspace_id: str, where: ArticleFilter) -> Select[Any]:
+    """The statement that counts what the list (or search) holds."""
+    found = _search(where)
+    return _filtered(select(func.count()).select_from(articles), workspace_id, where, found)
+
+
 async def count_articles(connection: Connection, workspace_id: str, where: ArticleFilter) -> int:
     """How many articles the list (or search) holds."""
-    found = _search(where)
-    query = _filtered(select(func.count()).select_from(articles), workspace_id, where, found)
-    return int(await connection.scalar(query) or 0)
+    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)

@@ -54,16 +54,24 @@ async def list_contacts(
 ) -> Page[Contact]:
     """Contacts in creation order; `query` matches a part of the e-mail or the name,
     ignoring case."""
-    query = _filtered(select(*CONTACT_COLUMNS), workspace_id, where)
-    if page.after:
-        query = query.where(contacts.c.id > page.after)
-    rows = await connection.execute(query.order_by(contacts.c.id).limit(page.first + 1))
+    rows = await connection.execute(page_statement(workspace_id, page, where))
     return page_of([contact_of(row) for row in rows.mappings()], page.first)
 
 
+def page_statement(workspace_id: str, page: PageRequest, where: ContactFilter) -> Select[Any]:
+    """One page of the list (plus one row that says whether there is more)."""
+    query = _filtered(select(*CONTACT_COLUMNS), workspace_id, where)
+    if page.after:
+        query = query.where(contacts.c.id > page.after)
+    return query.order_by(contacts.c.id).limit(page.first + 1)
+
+
+def count_statement(workspace_id: str, where: ContactFilter) -> Select[Any]:
+    return _filtered(select(func.count()).select_from(contacts), workspace_id, where)
+
+
 async def count_contacts(connection: Connection, workspace_id: str, where: ContactFilter) -> int:
-    query = _filtered(select(func.count()).select_from(contacts), workspace_id, where)
-    return int(await connection.scalar(query) or 0)
+    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)
 
 
 _IN_WORKSPACE = contacts.c.workspace_id == bindparam("workspace_id")
