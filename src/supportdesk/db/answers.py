@@ -20,6 +20,7 @@ each written once per dialect (graphql/compiled.py explains what compiles).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import re
@@ -263,14 +264,15 @@ def sign_cursor(key: bytes, scope: bytes, position: str) -> str:
 def cursor_parameters(key: bytes, scope: bytes) -> dict[str, bytes]:
     """The bound values `signed_cursor` reads: HMAC's two pads of the key (PostgreSQL),
     the key itself (SQLite's function) and the workspace's scope."""
+    inner, outer = _pads(key)
+    return {"cursor_inner": inner, "cursor_outer": outer, "cursor_key": key, "cursor_scope": scope}
+
+
+@functools.lru_cache(maxsize=4)  # one cursor key per deployment (a rotation makes two)
+def _pads(key: bytes) -> tuple[bytes, bytes]:
     block = hashlib.sha256(key).digest() if len(key) > _BLOCK else key
     block = block.ljust(_BLOCK, b"\x00")
-    return {
-        "cursor_inner": bytes(b ^ 0x36 for b in block),
-        "cursor_outer": bytes(b ^ 0x5C for b in block),
-        "cursor_key": key,
-        "cursor_scope": scope,
-    }
+    return bytes(b ^ 0x36 for b in block), bytes(b ^ 0x5C for b in block)
 
 
 def register_functions(connection: sqlite3.Connection) -> None:

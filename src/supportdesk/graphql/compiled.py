@@ -134,6 +134,10 @@ class RootPlan:
     picked: Picked
     argued: tuple[_Argued, ...]
     single: SingleAnswer | None
+    prefix: bytes = b""  # `"key":`
+
+    def __post_init__(self) -> None:
+        self.prefix = orjson.dumps(self.key) + b":"
 
 
 @dataclass(slots=True)
@@ -361,7 +365,7 @@ class CompiledReads:
                     return None
             if value is None:
                 return None
-            parts.append(orjson.dumps(root.key) + b":" + value.encode())
+            parts.append(root.prefix + value.encode())
         return b"{" + b",".join(parts) + b"}"
 
     async def _root(self, root: RootPlan, variable_values: Any, context: Context) -> str | None:
