@@ -74,9 +74,14 @@ def _in_json_array(element: _InIds, compiler: SQLCompiler, **kw: Any) -> str:
     return f"{column} IN (SELECT value FROM json_each({ids}))"
 
 
-def in_ids(column: ColumnElement[Any], name: str) -> ColumnElement[bool]:
-    """`column` is one of the ids bound as `name` (a list, of any length)."""
-    return _InIds(column, bindparam(name, type_=IdList()))
+def in_ids(
+    column: ColumnElement[Any], name: str, values: Sequence[str] | None = None
+) -> ColumnElement[bool]:
+    """`column` is one of the ids (or other texts) bound as `name`, a list of any length:
+    given at execution, or here as `values`."""
+    if values is None:
+        return _InIds(column, bindparam(name, type_=IdList()))
+    return _InIds(column, bindparam(name, list(values), type_=IdList(), unique=True))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

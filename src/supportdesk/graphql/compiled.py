@@ -45,11 +45,12 @@ from supportdesk.auth.principal import Principal
 from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
 from supportdesk.domain.answers.roots import (
     SINGLE_ROOTS,
+    ListAnswer,
     SingleAnswer,
-    answer_account_list,
-    answer_article_list,
-    answer_contact_list,
-    answer_issue_list,
+    account_list,
+    article_list,
+    contact_list,
+    issue_list,
 )
 from supportdesk.domain.answers.selection import TYPENAME, Given, Picked, argument_name
 from supportdesk.domain.errors import InvalidArgument
@@ -86,9 +87,9 @@ _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 # Each list root: its filter's input type, and what answers it.
 _LISTS: dict[str, tuple[Any, Any]] = {
     "issues": (IssueFilter, None),
-    "contacts": (ContactFilter, answer_contact_list),
-    "accounts": (AccountFilter, answer_account_list),
-    "articles": (ArticleFilter, answer_article_list),
+    "contacts": (ContactFilter, contact_list),
+    "accounts": (AccountFilter, account_list),
+    "articles": (ArticleFilter, article_list),
 }
 
 
@@ -134,6 +135,7 @@ class RootPlan:
     picked: Picked
     argued: tuple[_Argued, ...]
     single: SingleAnswer | None
+    listed: ListAnswer | None = None
     prefix: bytes = b""  # `"key":`
 
     def __post_init__(self) -> None:
@@ -290,7 +292,8 @@ def make_plan(
                 return None
             argued = (_Argued(picked, definition, nodes[0]), *walk.argued)
             single = SingleAnswer(name, picked) if name in SINGLE_ROOTS else None
-            roots.append(RootPlan(key, name, picked, argued, single))
+            listed = ListAnswer(picked) if name in _LISTS else None
+            roots.append(RootPlan(key, name, picked, argued, single, listed))
     except _NotCompiled:
         return None
     return Plan(operation, tuple(roots))
@@ -393,11 +396,13 @@ class CompiledReads:
         page = PageRequest.of(root_values.get("first"), root_values.get("after"), context.cursors)
         bound.bind(root.picked, "first", page.first)
         given = Given(frozenset(bound.given))
-        filter_input, answer_list = _LISTS[root.field]
+        filter_input, list_read = _LISTS[root.field]
         where = _domain_filter(filter_input, root_values.get("filter") or {})
-        arguments = (db, root.picked, given, bound.parameters, context.workspace_id, page, where)
         if root.field == "issues":
             order = issue_order_of(root_values.get("orderBy"))
-            return await answer_issue_list(*arguments, order)
-        found: str | None = await answer_list(*arguments)
-        return found
+            read = issue_list(context.workspace_id, page, where, order)
+        else:
+            read = list_read(context.workspace_id, page, where)
+        if read is None or root.listed is None:
+            return None
+        return await root.listed.run(db, given, bound.parameters, read)

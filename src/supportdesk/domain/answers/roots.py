@@ -4,9 +4,10 @@ row and column is the field's JSON as text (or no row, or null, when there is no
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import BindParameter, Select, bindparam, select
 from sqlalchemy.exc import DBAPIError
 
 from supportdesk.db import Database
@@ -50,27 +51,6 @@ def single_statement(root: str, picked: Picked, given: Given) -> Select[Any]:
 ID_ORDERS = frozenset({IssueOrder.CREATED_ASC, IssueOrder.CREATED_DESC})
 
 
-def issue_list_statement(
-    picked: Picked,
-    given: Given,
-    workspace_id: str,
-    page: PageRequest,
-    where: IssueFilter,
-    order: IssueOrder | None,
-) -> Select[Any] | None:
-    """One page of the issue list, read exactly as `issues.list_issues` reads it; None for
-    an order whose cursors are not ids."""
-    order = issue_queries.list_order(where, order)
-    if order not in ID_ORDERS:
-        return None
-    rows = issue_queries.list_statement(workspace_id, page, where, order)
-    total = issue_queries.count_statement(workspace_id, where).scalar_subquery()
-    children = Children(
-        "Issue", rows, total, descending=order is IssueOrder.CREATED_DESC, paged=True
-    )
-    return select(as_text(connection_json(picked, children, None, given)))
-
-
 class SingleAnswer:
     """A single-object root field of one plan: its statement compiled once per set of
     given arguments, run straight on the driver."""
@@ -98,15 +78,115 @@ class SingleAnswer:
 _SHAPES_KEPT = 16
 
 
-async def _first_value(
-    db: Database, statement: Select[Any], parameters: dict[str, Any]
-) -> str | None:
-    try:
-        async with db.read() as connection:
-            found: str | None = await connection.scalar(statement, parameters)
-    except DBAPIError as error:
-        return _refused(error)
-    return found
+@dataclass(frozen=True, slots=True)
+class ListRead:
+    """A page of a root list as its executor resolver reads it: the page's statement,
+    the count's, and the page's order."""
+
+    type_name: str
+    rows: Select[Any]
+    count: Select[Any]
+    descending: bool = False
+
+
+class ListAnswer:
+    """A list root field of one plan. Its page and count are built per request by the
+    same code as the executor's list (filters and cursor included); the statement around
+    them is compiled once per shape of those two (SQLAlchemy's cache key: the same
+    statement but for its values) and run straight on the driver, the page's and the
+    count's values passed by their names in the compiled SQL, in the order the cache key
+    lists them."""
+
+    def __init__(self, picked: Picked) -> None:
+        self.picked = picked
+        self._compiled: dict[Any, tuple[Compiled, tuple[str, ...]] | None] = {}
+
+    async def run(
+        self, db: Database, given: Given, parameters: dict[str, Any], read: ListRead
+    ) -> str | None:
+        rows_key, count_key = read.rows._generate_cache_key(), read.count._generate_cache_key()
+        if rows_key is None or count_key is None:
+            return None
+        binds = (*rows_key.bindparams, *count_key.bindparams)
+        shape = (db.dialect, given, read.type_name, read.descending, rows_key.key, count_key.key)
+        if shape in self._compiled:
+            kept = self._compiled[shape]
+        else:
+            kept = self._compile(db, given, read, binds)
+            if len(self._compiled) < _SHAPES_KEPT:
+                self._compiled[shape] = kept
+        if kept is None:
+            return None
+        compiled, names = kept
+        values = dict(parameters)
+        for name, bind in zip(names, binds, strict=True):
+            if name:
+                values[name] = bind.effective_value
+        try:
+            found = await db.fetch_compiled(compiled, **values)
+        except DBAPIError as error:
+            return _refused(error)
+        return found[0][0] if found else None
+
+    def _compile(
+        self, db: Database, given: Given, read: ListRead, binds: tuple[BindParameter[Any], ...]
+    ) -> tuple[Compiled, tuple[str, ...]] | None:
+        children = Children(
+            read.type_name, read.rows, read.count.scalar_subquery(), read.descending, paged=True
+        )
+        statement = select(as_text(connection_json(self.picked, children, None, given)))
+        try:
+            compiled = db.compile(statement)
+        except ValueError:  # a parameter written into the SQL (a search's workspace)
+            return None
+        # A value the SQL does not hold (the count's, when `totalCount` is not asked) is
+        # left out ("").
+        return compiled, tuple(compiled.names_of_binds.get(id(bind), "") for bind in binds)
+
+
+def issue_list(
+    workspace_id: str, page: PageRequest, where: IssueFilter, order: IssueOrder | None
+) -> ListRead | None:
+    """The issue list as `issues.list_issues` reads it; None for an order whose cursors
+    are not ids. Raises InvalidArgument as `list_issues` does."""
+    order = issue_queries.list_order(where, order)
+    if order not in ID_ORDERS:
+        return None
+    return ListRead(
+        "Issue",
+        issue_queries.list_statement(workspace_id, page, where, order),
+        issue_queries.count_statement(workspace_id, where),
+        descending=order is IssueOrder.CREATED_DESC,
+    )
+
+
+def contact_list(
+    workspace_id: str, page: PageRequest, where: contact_queries.ContactFilter
+) -> ListRead:
+    return ListRead(
+        "Contact",
+        contact_queries.page_statement(workspace_id, page, where),
+        contact_queries.count_statement(workspace_id, where),
+    )
+
+
+def account_list(workspace_id: str, page: PageRequest, where: AccountFilter) -> ListRead:
+    return ListRead(
+        "Account",
+        account_queries.page_statement(workspace_id, page, where),
+        account_queries.count_statement(workspace_id, where),
+    )
+
+
+def article_list(workspace_id: str, page: PageRequest, where: ArticleFilter) -> ListRead | None:
+    """None for a search: its cursors hold a relevance."""
+    if article_queries.is_search(where):
+        return None
+    return ListRead(
+        "Article",
+        article_queries.page_statement(workspace_id, page, where),
+        article_queries.count_statement(workspace_id, where),
+    )
 
 
 def _refused(error: DBAPIError) -> str | None:
@@ -114,81 +194,3 @@ def _refused(error: DBAPIError) -> str | None:
     the executor answers instead. Logged: below the plans' depth bound it should not be."""
     logger.warning("compiled answer refused by the database: %s", type(error.orig).__name__)
     return None  # the executor's turn
-
-
-def _list_answer(
-    picked: Picked,
-    given: Given,
-    type_name: str,
-    rows: Select[Any],
-    count: Select[Any],
-    descending: bool = False,
-) -> Select[Any]:
-    children = Children(type_name, rows, count.scalar_subquery(), descending, paged=True)
-    return select(as_text(connection_json(picked, children, None, given)))
-
-
-async def answer_contact_list(
-    db: Database,
-    picked: Picked,
-    given: Given,
-    parameters: dict[str, Any],
-    workspace_id: str,
-    page: PageRequest,
-    where: contact_queries.ContactFilter,
-) -> str | None:
-    """The JSON of a page of the contact list, read as `list_contacts` reads it."""
-    rows = contact_queries.page_statement(workspace_id, page, where)
-    count = contact_queries.count_statement(workspace_id, where)
-    return await _first_value(db, _list_answer(picked, given, "Contact", rows, count), parameters)
-
-
-async def answer_account_list(
-    db: Database,
-    picked: Picked,
-    given: Given,
-    parameters: dict[str, Any],
-    workspace_id: str,
-    page: PageRequest,
-    where: AccountFilter,
-) -> str | None:
-    """The JSON of a page of the account list, read as `list_accounts` reads it."""
-    rows = account_queries.page_statement(workspace_id, page, where)
-    count = account_queries.count_statement(workspace_id, where)
-    return await _first_value(db, _list_answer(picked, given, "Account", rows, count), parameters)
-
-
-async def answer_article_list(
-    db: Database,
-    picked: Picked,
-    given: Given,
-    parameters: dict[str, Any],
-    workspace_id: str,
-    page: PageRequest,
-    where: ArticleFilter,
-) -> str | None:
-    """The JSON of a page of the article list, read as `list_articles` reads it; None for
-    a search (its cursors hold a relevance)."""
-    if article_queries.is_search(where):
-        return None
-    rows = article_queries.page_statement(workspace_id, page, where)
-    count = article_queries.count_statement(workspace_id, where)
-    return await _first_value(db, _list_answer(picked, given, "Article", rows, count), parameters)
-
-
-async def answer_issue_list(
-    db: Database,
-    picked: Picked,
-    given: Given,
-    parameters: dict[str, Any],
-    workspace_id: str,
-    page: PageRequest,
-    where: IssueFilter,
-    order: IssueOrder | None,
-) -> str | None:
-    """The JSON of a page of the issue list; None when this list does not compile (its
-    order's cursors are not ids). Raises InvalidArgument as `list_issues` does."""
-    statement = issue_list_statement(picked, given, workspace_id, page, where, order)
-    if statement is None:
-        return None
-    return await _first_value(db, statement, parameters)

@@ -105,9 +105,9 @@ def _filtered(
         query = query.where(issues.c.workspace_id == written_in)
         query = query.select_from(found.source).where(found.condition)
     if where.statuses:
-        query = query.where(issues.c.status.in_(where.statuses))
+        query = query.where(in_ids(issues.c.status, "statuses", where.statuses))
     if where.priorities:
-        query = query.where(issues.c.priority.in_(where.priorities))
+        query = query.where(in_ids(issues.c.priority, "priorities", where.priorities))
     if where.requester_email is not None:
         query = query.where(
             issues.c.requester_id.in_(
