@@ -7,7 +7,8 @@ as parameters, runs one statement per root field, whose row is that field's JSON
 wraps the bytes in `{"data": …}` without parsing them.
 
 Anything a plan does not cover takes the executor, whole document: a field without a SQL
-form, any directive, a field the key may not read, a variable that does not coerce, an
+form, any directive, an object of more keys than a database's JSON object takes
+(`MAX_KEYS`), a field the key may not read, a variable that does not coerce, an
 argument out of range or a cursor not ours (the executor reports those), and an object
 not found (the executor answers NOT_FOUND). So every error, its path and null propagation
 stay the executor's. `SUPPORTDESK_COMPILED_READS=false` turns it all off.
@@ -42,6 +43,7 @@ from graphql.execution.values import get_argument_values, get_variable_values
 
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
+from supportdesk.db.answers import MAX_KEYS
 from supportdesk.domain import issues
 from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
 from supportdesk.domain.answers.roots import SINGLE_ROOTS, SingleAnswer, answer_issue_list
@@ -162,8 +164,11 @@ class _Walk:
     def picks(
         self, selections: list[SelectionSetNode], type_: GraphQLObjectType
     ) -> tuple[Picked, ...]:
+        collected = self._collect(selections, type_)
+        if len(collected) > MAX_KEYS:  # more than one JSON object of the database holds
+            raise _NotCompiled
         found = []
-        for key, nodes in self._collect(selections, type_).items():
+        for key, nodes in collected.items():
             found.append(self.pick(key, nodes, type_))
         return tuple(found)
 
