@@ -8,10 +8,12 @@ wraps the bytes in `{"data": …}` without parsing them.
 
 Anything a plan does not cover takes the executor, whole document: a field without a SQL
 form, any directive, an object of more keys than a database's JSON object takes
-(`MAX_KEYS`), a field the key may not read, a variable that does not coerce, an
-argument out of range or a cursor not ours (the executor reports those), and an object
-not found (the executor answers NOT_FOUND). So every error, its path and null propagation
-stay the executor's. `SUPPORTDESK_COMPILED_READS=false` turns it all off.
+(`MAX_KEYS`), a field the key may not read, a variable that does not coerce, an argument
+out of range or a cursor not ours (the executor reports those), an object not found (the
+executor answers NOT_FOUND), and a statement the database refuses as nested too deep
+(SQLite before 3.46 parses some six levels of objects in objects; the plan then keeps to
+the executor). So every error, its path and null propagation stay the executor's.
+`SUPPORTDESK_COMPILED_READS=false` turns it all off.
 """
 
 from __future__ import annotations
@@ -40,10 +42,11 @@ from graphql import (
     SelectionSetNode,
 )
 from graphql.execution.values import get_argument_values, get_variable_values
+from sqlalchemy.exc import DBAPIError
 
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
-from supportdesk.db.answers import MAX_KEYS
+from supportdesk.db.answers import MAX_KEYS, too_deep
 from supportdesk.domain import issues
 from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
 from supportdesk.domain.answers.roots import SINGLE_ROOTS, SingleAnswer, answer_issue_list
@@ -111,6 +114,9 @@ class RootPlan:
 class Plan:
     operation: OperationDefinitionNode
     roots: tuple[RootPlan, ...]
+    # Set when the database refused a statement of the plan as nested too deep: from then
+    # on the executor answers the plan's requests.
+    too_deep: bool = False
 
 
 class _Walk:
@@ -310,6 +316,8 @@ class CompiledReads:
         self, plan: Plan, variables: dict[str, Any] | None, context: Context
     ) -> bytes | None:
         """The `data` of the answer as JSON bytes, or None: the executor answers."""
+        if plan.too_deep:
+            return None
         coerced = get_variable_values(
             self.schema, plan.operation.variable_definitions or (), variables or {}
         )
@@ -324,6 +332,11 @@ class CompiledReads:
                 try:
                     value = await self._root(root, variable_values, context)
                 except InvalidArgument:
+                    return None
+                except DBAPIError as error:
+                    if not too_deep(error):
+                        raise
+                    plan.too_deep = True
                     return None
             if value is None:
                 return None

@@ -29,3 +29,17 @@ def test_an_object_of_more_keys_than_a_json_object_takes_is_answered(
     aliases = " ".join(f"a{n}: id" for n in range(42))
     tally = _same(differential, f'{{ issue(id: "{issue}") {{ {ISSUE_FIELDS} {aliases} }} }}')
     assert tally.compiled == 1
+
+
+def test_objects_nested_deeper_than_sqlite_parses_are_answered(
+    differential: Differential,
+) -> None:
+    # Seven objects in objects: SQLite (before 3.46) refused the compiled statement
+    # ("parser stack overflow") and the answer was a server error.
+    issue = differential.data.issues[7]  # merged into another
+    nested = "mergedInto { " * 7 + "id" + " }" * 7
+    query = f'{{ issue(id: "{issue}") {{ {nested} }} }}'
+    for _ in range(2):  # the plan remembers, and the executor answers again
+        _same(differential, query)
+    nested = "mergedInto { " * 5 + "id" + " }" * 5
+    _same(differential, f"{{ issues(first: 10) {{ edges {{ node {{ {nested} }} }} }} }}")
