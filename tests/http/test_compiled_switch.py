@@ -69,8 +69,8 @@ def test_what_does_not_compile_is_answered_by_the_executor(workspace: WorkspaceF
         "query($id: ID!) { issue(id: $id) { id subject @include(if: true) } }",
         "query($id: ID!) { issue(id: $id) { id } apiInfo }",
         "query($id: ID!) { node(id: $id) { id } }",
-        # Relations three deep: past what SQLite's parser takes in one statement.
-        "query($id: ID!) { issue(id: $id) { requester { account { contacts { totalCount } } } } }",
+        # Relations four deep: past what a plan compiles.
+        "query($id: ID!) { issue(id: $id) { requester { account { contacts { edges { node { account { id } } } } } } } }",
     ]:
         answer = api(document, {"id": issue["id"]}, **asked)
         assert answer.body["extensions"]["compiled"] is False, document

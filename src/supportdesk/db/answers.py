@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, LargeBinary, String, Text, bindparam, cast
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -283,3 +284,19 @@ def register_functions(connection: sqlite3.Connection) -> None:
 def as_text(value: ColumnElement[Any]) -> ColumnElement[str]:
     """The answer as text (PostgreSQL's `json` as its text: nothing to decode)."""
     return cast(value, Text)
+
+
+# How SQLite refuses a statement nested deeper than it parses (before 3.46 its parser's
+# stack holds 100 entries: a compiled object nested seven deep is over) or whose expression
+# tree is too deep; PostgreSQL's statement_too_complex ("stack depth limit exceeded").
+_TOO_DEEP_SQLITE = ("parser stack overflow", "Expression tree is too large")
+_TOO_DEEP_POSTGRES = "54001"
+
+
+def too_deep(error: DBAPIError) -> bool:
+    """Whether the database refused a statement for how deep it nests, whatever the data."""
+    cause = error.orig
+    if isinstance(cause, sqlite3.OperationalError):
+        return str(cause).startswith(_TOO_DEEP_SQLITE)
+    cause = getattr(cause, "driver_exception", cause)
+    return getattr(cause, "sqlstate", None) == _TOO_DEEP_POSTGRES

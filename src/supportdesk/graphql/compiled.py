@@ -7,10 +7,13 @@ as parameters, runs one statement per root field, whose row is that field's JSON
 wraps the bytes in `{"data": …}` without parsing them.
 
 Anything a plan does not cover takes the executor, whole document: a field without a SQL
-form, any directive, a field the key may not read, a variable that does not coerce, an
-argument out of range or a cursor not ours (the executor reports those), and an object
-not found (the executor answers NOT_FOUND). So every error, its path and null propagation
-stay the executor's. `SUPPORTDESK_COMPILED_READS=false` turns it all off.
+form, any directive, an object of more keys than a database's JSON object takes
+(`MAX_KEYS`), a field the key may not read, a variable that does not coerce, an argument
+out of range or a cursor not ours (the executor reports those), an object not found (the
+executor answers NOT_FOUND), and a statement the database refuses as nested too deep
+(SQLite before 3.46 parses some six levels of objects in objects; the plan then keeps to
+the executor). So every error, its path and null propagation stay the executor's.
+`SUPPORTDESK_COMPILED_READS=false` turns it all off.
 """
 
 from __future__ import annotations
@@ -42,9 +45,11 @@ from graphql.execution.values import get_argument_values, get_variable_values
 
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
+from supportdesk.db.answers import MAX_KEYS
 from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
 from supportdesk.domain.answers.roots import (
     SINGLE_ROOTS,
+    AnswerTooDeep,
     ListAnswer,
     SingleAnswer,
     account_list,
@@ -76,9 +81,10 @@ _ROOT_ARGUMENTS = {
     "articles": frozenset({"first", "after", "filter"}),
     **{root: frozenset({argument}) for root, (_, _, argument) in SINGLE_ROOTS.items()},
 }
-# Relations nested in relations, at most: each is a few levels of sub-selects, and
-# SQLite's parser stops at a fixed depth (three relations deep can be past it).
-MAX_DEPTH = 2
+# Relations nested in relations, at most: each is a few levels of sub-selects. SQLite's
+# parser stops at a fixed depth; a statement it refuses all the same (a connection in a
+# connection in a connection) makes the plan the executor's (AnswerTooDeep).
+MAX_DEPTH = 3
 # Plans kept per cached document (operations × scope sets).
 PLANS_PER_DOCUMENT = 32
 
@@ -146,6 +152,9 @@ class RootPlan:
 class Plan:
     operation: OperationDefinitionNode
     roots: tuple[RootPlan, ...]
+    # Set when the database refused a statement of the plan as nested too deep: from then
+    # on the executor answers the plan's requests.
+    too_deep: bool = False
 
 
 class _Walk:
@@ -200,8 +209,11 @@ class _Walk:
     def picks(
         self, selections: list[SelectionSetNode], type_: GraphQLObjectType
     ) -> tuple[Picked, ...]:
+        collected = self._collect(selections, type_)
+        if len(collected) > MAX_KEYS:  # more than one JSON object of the database holds
+            raise _NotCompiled
         found = []
-        for key, nodes in self._collect(selections, type_).items():
+        for key, nodes in collected.items():
             found.append(self.pick(key, nodes, type_))
         return tuple(found)
 
@@ -351,6 +363,8 @@ class CompiledReads:
         self, plan: Plan, variables: dict[str, Any] | None, context: Context
     ) -> bytes | None:
         """The `data` of the answer as JSON bytes, or None: the executor answers."""
+        if plan.too_deep:
+            return None
         coerced = get_variable_values(
             self.schema, plan.operation.variable_definitions or (), variables or {}
         )
@@ -365,6 +379,9 @@ class CompiledReads:
                 try:
                     value = await self._root(root, variable_values, context)
                 except InvalidArgument:
+                    return None
+                except AnswerTooDeep:
+                    plan.too_deep = True
                     return None
             if value is None:
                 return None

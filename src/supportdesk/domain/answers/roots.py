@@ -11,7 +11,7 @@ from sqlalchemy import BindParameter, Select, bindparam, select
 from sqlalchemy.exc import DBAPIError
 
 from supportdesk.db import Database
-from supportdesk.db.answers import as_text
+from supportdesk.db.answers import as_text, too_deep
 from supportdesk.db.direct import Compiled
 from supportdesk.domain.accounts import queries as account_queries
 from supportdesk.domain.accounts.models import AccountFilter
@@ -189,8 +189,13 @@ def article_list(workspace_id: str, page: PageRequest, where: ArticleFilter) -> 
     )
 
 
+class AnswerTooDeep(Exception):
+    """The database refused the statement for how deeply it nests (SQLite's parser has a
+    fixed depth): the executor answers, and the plan no longer tries."""
+
+
 def _refused(error: DBAPIError) -> str | None:
-    """A statement the database will not run (SQLite's parser has a fixed depth, say):
-    the executor answers instead. Logged: below the plans' depth bound it should not be."""
-    logger.warning("compiled answer refused by the database: %s", type(error.orig).__name__)
-    return None  # the executor's turn
+    if too_deep(error):
+        logger.info("compiled answer nested past the database's depth: the executor answers")
+        raise AnswerTooDeep from error
+    raise error
