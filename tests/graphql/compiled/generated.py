@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 from hypothesis_graphql import from_schema, nodes
 
 from supportdesk.domain.answers.objects import covers
-from supportdesk.domain.answers.roots import SINGLE_ROOTS
+from supportdesk.domain.answers.roots import LIST_ROOTS, SINGLE_ROOTS
 from tests.graphql.compiled.dataset import Dataset
 from tests.graphql.compiled.harvest import INSTANTS, schema
 
-COVERED_ROOTS = [*SINGLE_ROOTS, "issues"]
+COVERED_ROOTS = [*SINGLE_ROOTS, *LIST_ROOTS]
 _STRUCTURE = {
     "Connection": ("edges", "pageInfo", "totalCount"),
     "Edge": ("cursor", "node"),

@@ -43,3 +43,20 @@ def test_objects_nested_deeper_than_sqlite_parses_are_answered(
         _same(differential, query)
     nested = "mergedInto { " * 5 + "id" + " }" * 5
     _same(differential, f"{{ issues(first: 10) {{ edges {{ node {{ {nested} }} }} }} }}")
+
+
+def test_a_connection_counted_inside_a_lists_edges_counts_its_own_parent(
+    differential: Differential,
+) -> None:
+    # Every page and sub-select was named alike ("numbered"): a nested connection's count,
+    # correlated to its parent's row, read the nearer page instead. PostgreSQL refused it
+    # (a server error); SQLite counted the wrong rows.
+    for query in [
+        "{ issues(first: 5) { edges { node { messages { totalCount } } } } }",
+        '{ issues(first: 5) { edges { node { messages(visibility: "internal") { totalCount } } } } }',
+        "{ accounts { edges { node { contacts { totalCount edges { node { email } } } } } } }",
+        "{ accounts { edges { node { issues { totalCount pageInfo { endCursor } } } } } }",
+        "{ contacts { edges { node { issues(first: 1) { totalCount edges { cursor } } } } } }",
+    ]:
+        tally = _same(differential, query)
+        assert tally.compiled == 1, query

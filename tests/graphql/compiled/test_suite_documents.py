@@ -17,12 +17,12 @@ from graphql import (
     parse,
 )
 
-from supportdesk.domain.answers.roots import SINGLE_ROOTS
+from supportdesk.domain.answers.roots import LIST_ROOTS, SINGLE_ROOTS
 from tests.graphql.compiled.compare import Tally
 from tests.graphql.compiled.conftest import Differential
 from tests.graphql.compiled.harvest import Values, suite_documents
 
-COVERED_ROOTS = frozenset({*SINGLE_ROOTS, "issues", "__typename"})
+COVERED_ROOTS = frozenset({*SINGLE_ROOTS, *LIST_ROOTS, "__typename"})
 # Variable sets per document: more for those whose root fields compiled answers cover
 # (the others take the executor both ways, unless the compiled path wrongly claims them).
 ROUNDS_COVERED = 6

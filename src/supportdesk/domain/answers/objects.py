@@ -51,6 +51,10 @@ from supportdesk.db.tables import (
 )
 from supportdesk.domain.answers.selection import TYPENAME, Given, Picked, argument_name
 
+# Every alias and sub-select here is anonymous: SQLAlchemy names each uniquely in the
+# statement. A name used twice (a connection's page inside another's) would make an inner
+# sub-select see the nearer one of the two, not the source it is correlated to.
+
 
 class Kind(Enum):
     VALUE = "value"  # text or a number, as stored
@@ -244,14 +248,14 @@ def connection_json(
         )
     if source is not None:
         rows = rows.correlate(source)
-    page = rows.subquery("page")
+    page = rows.subquery()
     order = page.c.id.desc() if children.descending else page.c.id
     position = func.row_number().over(order_by=order).label("position_in_page")
     fetched = func.count().over().label("rows_in_page")
     numbered_select = select(page, position, fetched).order_by(position)
     if source is not None:
         numbered_select = numbered_select.correlate(source)
-    numbered = numbered_select.subquery("numbered")
+    numbered = numbered_select.subquery()
     in_page = numbered.c.position_in_page <= first
     cursor = signed_cursor(numbered.c.id)
     ((connection_type, connection_picks),) = picked.objects.items()  # type: ignore[union-attr]
@@ -323,7 +327,7 @@ def _aggregates(connection_picks: tuple[Picked, ...]) -> bool:
 
 
 def _count(rows: Select[Any], source: FromClause) -> ColumnElement[Any]:
-    counted = rows.correlate(source).subquery("counted")
+    counted = rows.correlate(source).subquery()
     return select(func.count()).select_from(counted).correlate(source).scalar_subquery()
 
 
@@ -332,7 +336,7 @@ def _columns(table: FromClause) -> list[ColumnElement[Any]]:
 
 
 def _thread(picked: Picked, source: FromClause, given: Given) -> ColumnElement[Any]:
-    row = messages.alias("m")
+    row = messages.alias()
     rows = select(*_columns(row)).where(
         _in_workspace_of(row, source), row.c.issue_id == source.c.id
     )
@@ -346,7 +350,7 @@ def _thread(picked: Picked, source: FromClause, given: Given) -> ColumnElement[A
 
 
 def _issues_of_contact(picked: Picked, source: FromClause, given: Given) -> ColumnElement[Any]:
-    row = issues.alias("i")
+    row = issues.alias()
     rows = select(*_columns(row)).where(
         _in_workspace_of(row, source), row.c.requester_id == source.c.id
     )
@@ -356,7 +360,7 @@ def _issues_of_contact(picked: Picked, source: FromClause, given: Given) -> Colu
 
 
 def _contacts_of_account(picked: Picked, source: FromClause, given: Given) -> ColumnElement[Any]:
-    row = contacts.alias("c")
+    row = contacts.alias()
     rows = select(*_columns(row)).where(
         _in_workspace_of(row, source), row.c.account_id == source.c.id
     )
@@ -367,7 +371,7 @@ def _contacts_of_account(picked: Picked, source: FromClause, given: Given) -> Co
 
 def _issues_of_account(picked: Picked, source: FromClause, given: Given) -> ColumnElement[Any]:
     # An issue belongs to the account its requester belongs to now.
-    row, asker = issues.alias("i"), contacts.alias("c")
+    row, asker = issues.alias(), contacts.alias()
     rows = (
         select(*_columns(row))
         .select_from(
@@ -384,7 +388,7 @@ def _issues_of_account(picked: Picked, source: FromClause, given: Given) -> Colu
 
 
 def _labels_of_issue(picked: Picked, source: FromClause, given: Given) -> ColumnElement[Any]:
-    label, carried = labels.alias("l"), issue_labels.alias("il")
+    label, carried = labels.alias(), issue_labels.alias()
     position = func.row_number().over(order_by=(label.c.name_normalized, label.c.id))
     numbered = (
         select(*_columns(label), position.label("position"))
@@ -399,7 +403,7 @@ def _labels_of_issue(picked: Picked, source: FromClause, given: Given) -> Column
         .where(_in_workspace_of(carried, source), carried.c.issue_id == source.c.id)
         .order_by(position)
         .correlate(source)
-        .subquery("carried")
+        .subquery()
     )
     item = object_json("Label", picked.only(), numbered, given)
     items = json_items(item, literal(True), numbered.c.position)

@@ -47,6 +47,9 @@ def single_statement(root: str, picked: Picked, given: Given) -> Select[Any]:
     )
 
 
+# The list root fields a compiled answer covers (each read as its resolver reads it).
+LIST_ROOTS = ("issues", "contacts", "accounts", "articles")
+
 # The orders whose cursors hold an issue's id (update order holds more, relevance a score).
 ID_ORDERS = frozenset({IssueOrder.CREATED_ASC, IssueOrder.CREATED_DESC})
 
