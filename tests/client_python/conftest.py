@@ -68,3 +68,11 @@ def receiver() -> Iterator[Receiver]:
     listening = Receiver()
     yield listening
     listening.close()
+
+
+@pytest.fixture(scope="package")
+def impatient_server(sqlite_url: str) -> Iterator[RunningServer]:
+    """A time-out so short that every request that reads the database answers 503."""
+    running = RunningServer("sqlite", sqlite_url, request_timeout_seconds=1e-6).start()
+    yield running
+    running.stop()

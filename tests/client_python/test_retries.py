@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from supportdesk.http import rate_limit
-from supportdesk_client import Client
+from supportdesk_client import Client, ServerError
 from tests.client_python.conftest import STRICT_RATE_LIMIT
 from tests.conftest import make_workspace
 from tests.servers import RunningServer
@@ -78,3 +78,21 @@ def test_the_same_idempotency_key_gives_the_same_issue(strict_server: RunningSer
 
         assert second.id == first.id
         assert _issue_count(client) == 1
+
+
+def test_a_503_is_retried_for_a_query_but_not_for_a_mutation_that_may_have_run(
+    impatient_server: RunningServer,
+) -> None:
+    workspace = make_workspace(impatient_server)
+    transport = RecordingTransport()
+    with Client(
+        impatient_server.base_url, workspace.key, max_retries=2, transport=transport
+    ) as client:
+        with pytest.raises(ServerError) as timed_out:
+            client.issues.get_by_number(1)
+        with pytest.raises(ServerError):
+            client.issues.update("iss_01M81VV4DNE3E2SQWGTC0WK5CT", status="open")
+
+    assert timed_out.value.code == "TIMEOUT" and timed_out.value.status == 503
+    sent = [(body["operationName"], status) for body, status in transport.exchanges]
+    assert sent == [("IssueByNumber", 503)] * 3 + [("UpdateIssue", 503)]
