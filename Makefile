@@ -4,20 +4,31 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
+# ariadne-codegen needs graphql-core 3.2 and the service 3.3: the generator has a venv of its own.
+CODEGEN_VENV := .venv-codegen
+CODEGEN_STAMP := $(CODEGEN_VENV)/.installed
+CLIENT := clients/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKSPACE ?= Demo
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test lint format install schema chromium clean audit bench bench-quick bench-profile bench-instructions
+.PHONY: run test lint format install schema client chromium clean audit bench bench-quick bench-profile bench-instructions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[dev]"
+# The client is installed too (editable), and the generator's venv made: tests/client_python
+# runs both.
+$(STAMP): pyproject.toml $(CLIENT)/pyproject.toml $(CODEGEN_STAMP) | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]" -e ./$(CLIENT)
 	touch $(STAMP)
+
+$(CODEGEN_STAMP): $(CLIENT)/codegen/requirements.txt
+	$(PYTHON) -m venv $(CODEGEN_VENV)
+	$(CODEGEN_VENV)/bin/pip install --quiet -r $(CLIENT)/codegen/requirements.txt
+	touch $(CODEGEN_STAMP)
 
 install: $(STAMP)
 
@@ -40,17 +51,22 @@ run: $(STAMP)
 	$(BIN)/supportdesk serve --host $(HOST) --port $(PORT) --workers 1
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench $(CLIENT)
+	$(BIN)/ruff format --check src tests bench $(CLIENT)
 	$(BIN)/mypy
 
 # The committed SDL; tests/graphql/test_schema_file.py fails when it is stale.
 schema: $(STAMP)
 	$(BIN)/python -c "from supportdesk.graphql.schema import build_schema; print(build_schema().as_str())" > schema.graphql
 
+# The Python client's generated package, from schema.graphql and clients/python/operations;
+# tests/client_python/test_generated_code.py fails when it is stale.
+client: $(STAMP)
+	$(CODEGEN_VENV)/bin/python $(CLIENT)/codegen/generate.py
+
 format: $(STAMP)
-	$(BIN)/ruff format src tests bench
-	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench $(CLIENT)
+	$(BIN)/ruff check --fix src tests bench $(CLIENT)
 
 # Browser tests drive Debian's Chromium; install it when it is missing and we may.
 chromium:
@@ -88,4 +104,4 @@ bench-instructions: $(BENCH_STAMP)
 	$(BIN)/python -m bench instructions $(if $(ONLY),--only $(ONLY))
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache tools/node_modules
+	rm -rf $(VENV) $(CODEGEN_VENV) data .pytest_cache .mypy_cache .ruff_cache tools/node_modules

@@ -1,0 +1,289 @@
+"""AsyncClient: the asynchronous client, call for call what Client is (sync_api.py).
+Every operation of the API is a typed coroutine of `client.graphql`; the namespaces
+(`client.issues`, …) add iterators over connections and shortcuts for the commonest calls."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from . import options
+from .connections import PAGE_SIZE, walk_async
+from .generated import (
+    AccountFields,
+    AccountFilter,
+    ApiKeysApiKeysEdgesNode,
+    ArticleFields,
+    ArticleFilter,
+    AuditEventFields,
+    ContactFields,
+    ContactFilter,
+    CreateIssueInput,
+    EventFields,
+    EventFilter,
+    IssueDetails,
+    IssueFields,
+    IssueFilter,
+    IssueMessagesIssueMessages,
+    IssueOrder,
+    LabelFields,
+    MachineUserFields,
+    MemberFields,
+    MessageFields,
+    ReplyToIssueInput,
+    UpdateIssueInput,
+    WebhookDeliveriesNodeWebhookEndpoint,
+    WebhookDeliveriesNodeWebhookEndpointDeliveries,
+    WebhookDeliveryFields,
+    WebhookDeliveryFilter,
+    WebhookEndpointFields,
+)
+from .generated.async_client import AsyncGraphQLClient
+from .retries import RetryPolicy
+
+
+class AsyncClient:
+    """`AsyncClient(url, api_key)`; `url` is the server's address (its `/graphql` endpoint is
+    found from it). A call answered 429 or 503 is sent again after `Retry-After`, at most
+    `max_retries` times, and never after a wait longer than `max_retry_wait` seconds."""
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        *,
+        timeout: float = options.DEFAULT_TIMEOUT_SECONDS,
+        max_retries: int = 3,
+        max_retry_wait: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.AsyncClient(
+            headers=options.headers(api_key), timeout=timeout, transport=transport
+        )
+        retry = RetryPolicy(max_retries=max_retries, max_wait=max_retry_wait)
+        self.graphql = AsyncGraphQLClient(options.endpoint(url), self._http, retry)
+        self.issues = Issues(self.graphql)
+        self.labels = Labels(self.graphql)
+        self.members = Members(self.graphql)
+        self.contacts = Contacts(self.graphql)
+        self.accounts = Accounts(self.graphql)
+        self.articles = Articles(self.graphql)
+        self.machine_users = MachineUsers(self.graphql)
+        self.api_keys = ApiKeys(self.graphql)
+        self.audit_events = AuditEvents(self.graphql)
+        self.events = Events(self.graphql)
+        self.webhook_endpoints = WebhookEndpoints(self.graphql)
+
+    async def api_info(self) -> dict[str, Any]:
+        """The API version, the workspace, the key and its machine user."""
+        info: dict[str, Any] = options.present(await self.graphql.api_info(), "apiInfo")
+        return info
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _Area:
+    def __init__(self, graphql: AsyncGraphQLClient) -> None:
+        self.graphql = graphql
+
+
+class Issues(_Area):
+    async def create(
+        self,
+        *,
+        subject: str,
+        body: str,
+        requester_email: str,
+        requester_name: str | None = None,
+        priority: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> IssueFields:
+        """A new issue. Without `idempotency_key` the client makes one: a retry of this
+        call never creates a second issue."""
+        request = CreateIssueInput(
+            subject=subject,
+            body=body,
+            requester_email=requester_email,
+            **options.given(
+                requester_name=requester_name,
+                priority=priority,
+                idempotency_key=idempotency_key,
+            ),
+        )
+        payload = options.present(await self.graphql.create_issue(request), "createIssue")
+        return options.present(payload.issue, "issue")
+
+    async def get(self, issue_id: str) -> IssueDetails:
+        """Raises NotFound when the workspace has no such issue."""
+        return options.present(await self.graphql.issue(issue_id), "issue")
+
+    async def get_by_number(self, ticket_number: int) -> IssueDetails:
+        return options.present(await self.graphql.issue_by_number(ticket_number), "issue")
+
+    async def update(
+        self,
+        issue_id: str,
+        *,
+        subject: str | None = None,
+        status: str | None = None,
+        priority: str | None = None,
+    ) -> IssueFields:
+        """Changes what is given."""
+        changes = options.given(subject=subject, status=status, priority=priority)
+        request = UpdateIssueInput(id=issue_id, **changes)
+        payload = options.present(await self.graphql.update_issue(request), "updateIssue")
+        return options.present(payload.issue, "issue")
+
+    async def reply(self, issue_id: str, body: str, *, status: str | None = None) -> MessageFields:
+        """A reply as the key's machine user; `status` moves the issue in the same call."""
+        request = ReplyToIssueInput(issue_id=issue_id, body=body, **options.given(status=status))
+        payload = options.present(await self.graphql.reply_to_issue(request), "replyToIssue")
+        return options.present(payload.message, "message")
+
+    def iterate(
+        self,
+        *,
+        filter: IssueFilter | None = None,  # the API's own name
+        order_by: IssueOrder | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> AsyncIterator[IssueDetails]:
+        return walk_async(
+            lambda after: self.graphql.issues(
+                first=page_size, after=after, filter_=filter, order_by=order_by
+            )
+        )
+
+    def messages(
+        self, issue_id: str, *, visibility: str | None = None, page_size: int = PAGE_SIZE
+    ) -> AsyncIterator[MessageFields]:
+        """The thread, oldest first; `visibility` "public" or "internal" keeps one kind."""
+
+        async def page(after: str | None) -> IssueMessagesIssueMessages | None:
+            issue = await self.graphql.issue_messages(
+                issue_id, first=page_size, after=after, visibility=visibility
+            )
+            return options.present(issue, "issue").messages
+
+        return walk_async(page)
+
+
+class Labels(_Area):
+    def iterate(self, *, page_size: int = PAGE_SIZE) -> AsyncIterator[LabelFields]:
+        return walk_async(lambda after: self.graphql.labels(first=page_size, after=after))
+
+
+class Members(_Area):
+    def iterate(self, *, page_size: int = PAGE_SIZE) -> AsyncIterator[MemberFields]:
+        return walk_async(lambda after: self.graphql.members(first=page_size, after=after))
+
+
+class Contacts(_Area):
+    def iterate(
+        self,
+        *,
+        filter: ContactFilter | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> AsyncIterator[ContactFields]:
+        return walk_async(
+            lambda after: self.graphql.contacts(first=page_size, after=after, filter_=filter)
+        )
+
+
+class Accounts(_Area):
+    def iterate(
+        self,
+        *,
+        filter: AccountFilter | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> AsyncIterator[AccountFields]:
+        return walk_async(
+            lambda after: self.graphql.accounts(first=page_size, after=after, filter_=filter)
+        )
+
+
+class Articles(_Area):
+    def iterate(
+        self,
+        *,
+        filter: ArticleFilter | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> AsyncIterator[ArticleFields]:
+        return walk_async(
+            lambda after: self.graphql.articles(first=page_size, after=after, filter_=filter)
+        )
+
+
+class MachineUsers(_Area):
+    def iterate(self, *, page_size: int = PAGE_SIZE) -> AsyncIterator[MachineUserFields]:
+        return walk_async(lambda after: self.graphql.machine_users(first=page_size, after=after))
+
+
+class ApiKeys(_Area):
+    def iterate(
+        self, *, machine_user_id: str | None = None, page_size: int = PAGE_SIZE
+    ) -> AsyncIterator[ApiKeysApiKeysEdgesNode]:
+        return walk_async(
+            lambda after: self.graphql.api_keys(
+                first=page_size, after=after, machine_user_id=machine_user_id
+            )
+        )
+
+
+class AuditEvents(_Area):
+    def iterate(self, *, page_size: int = PAGE_SIZE) -> AsyncIterator[AuditEventFields]:
+        """Newest first."""
+        return walk_async(lambda after: self.graphql.audit_events(first=page_size, after=after))
+
+
+class Events(_Area):
+    def iterate(
+        self,
+        *,
+        filter: EventFilter | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> AsyncIterator[EventFields]:
+        """Oldest first; `filter=EventFilter(since_sequence=n)` resumes after event n."""
+        return walk_async(
+            lambda after: self.graphql.events(first=page_size, after=after, filter_=filter)
+        )
+
+
+class WebhookEndpoints(_Area):
+    def iterate(self, *, page_size: int = PAGE_SIZE) -> AsyncIterator[WebhookEndpointFields]:
+        return walk_async(
+            lambda after: self.graphql.webhook_endpoints(first=page_size, after=after)
+        )
+
+    def deliveries(
+        self,
+        endpoint_id: str,
+        *,
+        filter: WebhookDeliveryFilter | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> AsyncIterator[WebhookDeliveryFields]:
+        """Newest first."""
+
+        async def page(after: str | None) -> WebhookDeliveriesNodeWebhookEndpointDeliveries | None:
+            endpoint = await self.graphql.webhook_deliveries(
+                endpoint_id, first=page_size, after=after, filter_=filter
+            )
+            if isinstance(endpoint, WebhookDeliveriesNodeWebhookEndpoint):
+                return endpoint.deliveries
+            return None  # not an endpoint: node() raised NotFound for a missing one
+
+        return walk_async(page)

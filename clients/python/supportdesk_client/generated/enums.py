@@ -1,0 +1,9 @@
+from enum import Enum
+
+
+class IssueOrder(str, Enum):
+    CREATED_AT_ASC = "CREATED_AT_ASC"
+    CREATED_AT_DESC = "CREATED_AT_DESC"
+    UPDATED_AT_ASC = "UPDATED_AT_ASC"
+    UPDATED_AT_DESC = "UPDATED_AT_DESC"
+    RELEVANCE = "RELEVANCE"
