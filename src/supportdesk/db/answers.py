@@ -192,33 +192,6 @@ def rfc3339(column: ColumnElement[Any]) -> ColumnElement[str]:
     return Rfc3339(column)
 
 
-class SmallerOf(ColumnElement[int]):
-    inherit_cache = True
-    _traverse_internals = [
-        ("left", InternalTraversal.dp_clauseelement),
-        ("right", InternalTraversal.dp_clauseelement),
-    ]
-
-    def __init__(self, left: ColumnElement[Any], right: ColumnElement[Any]) -> None:
-        self.left = left
-        self.right = right
-        self.type = left.type
-
-
-@compiles(SmallerOf, "postgresql")
-def _smaller_pg(element: SmallerOf, compiler: SQLCompiler, **kw: Any) -> str:
-    return f"least({compiler.process(element.left, **kw)}, {compiler.process(element.right, **kw)})"
-
-
-@compiles(SmallerOf)
-def _smaller_sqlite(element: SmallerOf, compiler: SQLCompiler, **kw: Any) -> str:
-    return f"min({compiler.process(element.left, **kw)}, {compiler.process(element.right, **kw)})"
-
-
-def smaller_of(left: ColumnElement[Any], right: ColumnElement[Any]) -> ColumnElement[int]:
-    return SmallerOf(left, right)
-
-
 class SignedCursor(ColumnElement[str]):
     inherit_cache = True
     type = String()
@@ -276,9 +249,14 @@ def _pads(key: bytes) -> tuple[bytes, bytes]:
     return bytes(b ^ 0x36 for b in block), bytes(b ^ 0x5C for b in block)
 
 
+def _sign_in_sqlite(key: bytes, scope: bytes, position: str | None) -> str | None:
+    # NULL in, NULL out, as SQL's own functions do (an empty page has no end cursor).
+    return None if position is None else sign_cursor(key, scope, position)
+
+
 def register_functions(connection: sqlite3.Connection) -> None:
     """The functions compiled answers call on SQLite."""
-    connection.create_function("sign_cursor", 3, sign_cursor, deterministic=True)
+    connection.create_function("sign_cursor", 3, _sign_in_sqlite, deterministic=True)
 
 
 def as_text(value: ColumnElement[Any]) -> ColumnElement[str]:

@@ -36,7 +36,6 @@ from supportdesk.db.answers import (
     json_value,
     rfc3339,
     signed_cursor,
-    smaller_of,
 )
 from supportdesk.db.tables import (
     accounts,
@@ -251,8 +250,7 @@ def connection_json(
     page = rows.subquery()
     order = page.c.id.desc() if children.descending else page.c.id
     position = func.row_number().over(order_by=order).label("position_in_page")
-    fetched = func.count().over().label("rows_in_page")
-    numbered_select = select(page, position, fetched).order_by(position)
+    numbered_select = select(page, position).order_by(position)
     if source is not None:
         numbered_select = numbered_select.correlate(source)
     numbered = numbered_select.subquery()
@@ -282,16 +280,15 @@ def connection_json(
             )
             pairs.append((part.key, json_items(edge, in_page, numbered.c.position_in_page)))
         elif part.field == "pageInfo":
-            last = smaller_of(numbered.c.rows_in_page, first)
+            # The page is in id order (every compiled list's cursor is an id): its last
+            # edge holds its greatest id (least, newest first), its first edge the other.
+            newest, oldest = func.max(numbered.c.id), func.min(numbered.c.id)
+            last, first_edge = (oldest, newest) if children.descending else (newest, oldest)
             info = {
                 "hasNextPage": json_boolean(func.count() > first),
                 "hasPreviousPage": json_boolean(false()),
-                "endCursor": func.max(
-                    case((numbered.c.position_in_page == last, cursor), else_=null())
-                ),
-                "startCursor": func.max(
-                    case((and_(numbered.c.position_in_page == 1, in_page), cursor), else_=null())
-                ),
+                "endCursor": signed_cursor(last.filter(in_page)),
+                "startCursor": signed_cursor(first_edge.filter(in_page)),
             }
             ((info_type, info_picks),) = part.objects.items()  # type: ignore[union-attr]
             pairs.append(
