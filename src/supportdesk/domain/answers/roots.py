@@ -4,6 +4,8 @@ row and column is the field's JSON as text (or no row, or null, when there is no
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +56,30 @@ LIST_ROOTS = ("issues", "contacts", "accounts", "articles")
 ID_ORDERS = frozenset({IssueOrder.CREATED_ASC, IssueOrder.CREATED_DESC})
 
 
+class _Kept:
+    """Compiled statements of every plan, by what decides their SQL: the dialect, the
+    picked fields (a document sent with keys of other scopes makes a plan of its own and
+    the same statements) and the shape of the arguments. Bounded; least recently used
+    goes first."""
+
+    LIMIT = 512
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[Any, Any] = OrderedDict()
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        found = self._kept[key] = make()
+        if len(self._kept) > self.LIMIT:
+            self._kept.popitem(last=False)
+        return found
+
+
+_KEPT = _Kept()
+
+
 class SingleAnswer:
     """A single-object root field of one plan: its statement compiled once per set of
     given arguments, run straight on the driver."""
@@ -61,24 +87,18 @@ class SingleAnswer:
     def __init__(self, root: str, picked: Picked) -> None:
         self.root = root
         self.picked = picked
-        self._compiled: dict[tuple[str, Given], Compiled] = {}
+        self._fields = repr(picked)  # the picks, numbers and all: what the SQL is made of
 
     async def run(self, db: Database, given: Given, parameters: dict[str, Any]) -> str | None:
-        key = (db.dialect, given)
-        compiled = self._compiled.get(key)
-        if compiled is None:
-            compiled = db.compile(single_statement(self.root, self.picked, given))
-            if len(self._compiled) < _SHAPES_KEPT:
-                self._compiled[key] = compiled
+        compiled: Compiled = _KEPT.get(
+            (db.dialect, self.root, self._fields, given),
+            lambda: db.compile(single_statement(self.root, self.picked, given)),
+        )
         try:
             rows = await db.fetch_compiled(compiled, **parameters)
         except DBAPIError as error:
             return _refused(error)
         return rows[0][0] if rows else None
-
-
-# Sets of given arguments kept per root field (each a compiled statement).
-_SHAPES_KEPT = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +122,7 @@ class ListAnswer:
 
     def __init__(self, picked: Picked) -> None:
         self.picked = picked
-        self._compiled: dict[Any, tuple[Compiled, tuple[str, ...]] | None] = {}
+        self._fields = repr(picked)
 
     async def run(
         self, db: Database, given: Given, parameters: dict[str, Any], read: ListRead
@@ -111,13 +131,10 @@ class ListAnswer:
         if rows_key is None or count_key is None:
             return None
         binds = (*rows_key.bindparams, *count_key.bindparams)
-        shape = (db.dialect, given, read.type_name, read.descending, rows_key.key, count_key.key)
-        if shape in self._compiled:
-            kept = self._compiled[shape]
-        else:
-            kept = self._compile(db, given, read, binds)
-            if len(self._compiled) < _SHAPES_KEPT:
-                self._compiled[shape] = kept
+        shape = (db.dialect, self._fields, given, read.type_name, read.descending)
+        kept = _KEPT.get(
+            (*shape, rows_key.key, count_key.key), lambda: self._compile(db, given, read, binds)
+        )
         if kept is None:
             return None
         compiled, names = kept
