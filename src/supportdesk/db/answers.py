@@ -7,7 +7,10 @@ each written once per dialect (graphql/compiled.py explains what compiles).
   another: SQLite forgets that text is JSON when it crosses a sub-select, `json()` says so
   again; PostgreSQL keeps the type.
 - `json_items(expression, where)`: the JSON array of the rows that pass `where`, in the
-  order the rows come in (an empty array for none).
+  order the rows come in (an empty array for none). Both backends' aggregates read a
+  sub-select's rows in its ORDER BY when the level that aggregates joins nothing (as
+  PostgreSQL's manual says of ordered aggregate input); an `ORDER BY` inside the
+  aggregate made PostgreSQL 15 sort every page again, its texts and all.
 - `json_boolean(condition)`: `true`/`false`, which SQLite has no type for.
 - `rfc3339(column)`: an instant as the API writes it (UTC, milliseconds, `Z`).
 - `signed_cursor(position)`: the cursor of a position, signed as
@@ -110,39 +113,29 @@ class JsonItems(_Json):
     _traverse_internals = [
         ("item", InternalTraversal.dp_clauseelement),
         ("where", InternalTraversal.dp_clauseelement),
-        ("order", InternalTraversal.dp_clauseelement),
     ]
 
-    def __init__(
-        self, item: ColumnElement[Any], where: ColumnElement[bool], order: ColumnElement[Any]
-    ) -> None:
+    def __init__(self, item: ColumnElement[Any], where: ColumnElement[bool]) -> None:
         self.item = item
         self.where = where
-        self.order = order
 
 
 @compiles(JsonItems, "postgresql")
 def _items_pg(element: JsonItems, compiler: SQLCompiler, **kw: Any) -> str:
-    item, where, order = (
-        compiler.process(e, **kw) for e in (element.item, element.where, element.order)
-    )
-    return f"coalesce(json_agg({item} ORDER BY {order}) FILTER (WHERE {where}), '[]'::json)"
+    item, where = compiler.process(element.item, **kw), compiler.process(element.where, **kw)
+    return f"coalesce(json_agg({item}) FILTER (WHERE {where}), '[]'::json)"
 
 
 @compiles(JsonItems)
 def _items_sqlite(element: JsonItems, compiler: SQLCompiler, **kw: Any) -> str:
-    # SQLite (before 3.44) has no ORDER BY inside an aggregate: the rows come in the order
-    # of the sub-select they are read from, which orders them by `order`.
     item, where = compiler.process(element.item, **kw), compiler.process(element.where, **kw)
     return f"json_group_array(json({item})) FILTER (WHERE {where})"
 
 
-def json_items(
-    item: ColumnElement[Any], where: ColumnElement[bool], order: ColumnElement[Any]
-) -> ColumnElement[Any]:
-    """The array of `item` over the rows where `where` holds, ordered by `order` (which
-    the rows' sub-select must also be ordered by, for SQLite)."""
-    return JsonItems(item, where, order)
+def json_items(item: ColumnElement[Any], where: ColumnElement[bool]) -> ColumnElement[Any]:
+    """The array of `item` over the rows where `where` holds, in the order of the
+    sub-select the rows are read from (which must be ordered, and the only FROM)."""
+    return JsonItems(item, where)
 
 
 class JsonBoolean(_Json):

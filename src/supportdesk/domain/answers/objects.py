@@ -250,7 +250,9 @@ def connection_json(
     page = rows.subquery()
     order = page.c.id.desc() if children.descending else page.c.id
     position = func.row_number().over(order_by=order).label("position_in_page")
-    numbered_select = select(page, position).order_by(position)
+    # Ordered as the numbering is, not by the number: the window's input is already in
+    # that order, so no Sort of the page (its texts and all) follows it.
+    numbered_select = select(page, position).order_by(order)
     if source is not None:
         numbered_select = numbered_select.correlate(source)
     numbered = numbered_select.subquery()
@@ -278,7 +280,7 @@ def connection_json(
                     for e in edge_picks
                 ]
             )
-            pairs.append((part.key, json_items(edge, in_page, numbered.c.position_in_page)))
+            pairs.append((part.key, json_items(edge, in_page)))
         elif part.field == "pageInfo":
             # The page is in id order (every compiled list's cursor is an id): its last
             # edge holds its greatest id (least, newest first), its first edge the other.
@@ -386,9 +388,8 @@ def _issues_of_account(picked: Picked, source: FromClause, given: Given) -> Colu
 
 def _labels_of_issue(picked: Picked, source: FromClause, given: Given) -> ColumnElement[Any]:
     label, carried = labels.alias(), issue_labels.alias()
-    position = func.row_number().over(order_by=(label.c.name_normalized, label.c.id))
     numbered = (
-        select(*_columns(label), position.label("position"))
+        select(*_columns(label))
         .select_from(
             carried.join(
                 label,
@@ -398,12 +399,12 @@ def _labels_of_issue(picked: Picked, source: FromClause, given: Given) -> Column
             )
         )
         .where(_in_workspace_of(carried, source), carried.c.issue_id == source.c.id)
-        .order_by(position)
+        .order_by(label.c.name_normalized, label.c.id)
         .correlate(source)
         .subquery()
     )
     item = object_json("Label", picked.only(), numbered, given)
-    items = json_items(item, literal(True), numbered.c.position)
+    items = json_items(item, literal(True))
     return select(items).select_from(numbered).correlate(source).scalar_subquery()
 
 
