@@ -41,7 +41,8 @@ no more. SQLite has no such bound.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, reduce
 from typing import Any
@@ -51,6 +52,7 @@ from sqlalchemy import (
     ColumnElement,
     Double,
     FromClause,
+    Insert,
     Join,
     Select,
     String,
@@ -59,6 +61,7 @@ from sqlalchemy import (
     bindparam,
     column,
     func,
+    insert,
     literal_column,
     select,
     table,
@@ -186,6 +189,19 @@ class SearchIndex:
         """Index rows that are not in the index yet."""
         await self._run(connection, self._add_statement(connection.dialect.name), entries)
 
+    async def insert(
+        self, connection: Connection, row: Mapping[str, Any], entry: SearchEntry
+    ) -> None:
+        """Insert one row of the table (`row`: its values by column) and index it. Where
+        the index of handed-over texts is a column of the row (PostgreSQL), the INSERT
+        writes it: setting it afterwards wrote the new row twice, every index included."""
+        if connection.dialect.name == "sqlite" or self.from_columns:
+            await connection.rows(self._insert, row)
+            await self.add(connection, [entry])
+            return
+        texts = {f"index_{f.name}": text for f, text in zip(self.fields, entry.texts, strict=True)}
+        await connection.rows(self._insert_with_vector(frozenset(row)), {**row, **texts})
+
     async def remove(self, connection: Connection, entries: Sequence[SearchEntry]) -> None:
         """Take rows out of the index; each entry holds the texts it was indexed with."""
         await self._run(connection, self._remove_statement(connection.dialect.name), entries)
@@ -279,11 +295,28 @@ class SearchIndex:
         return text(f"DELETE FROM {self.fts} WHERE rowid = :rowid")
 
     @cached_property
-    def _vector_update(self) -> TextClause:
+    def _insert(self) -> Insert:
+        return insert(self.table)
+
+    def _vector_of(self, prefix: str = "") -> str:
         language = f"'{self.language}'::regconfig"
-        vector = " || ".join(
-            f"setweight(to_tsvector({language}, :{f.name}), '{f.weight}')" for f in self.fields
+        return " || ".join(
+            f"setweight(to_tsvector({language}, :{prefix}{f.name}), '{f.weight}')"
+            for f in self.fields
         )
+
+    @functools.cache  # noqa: B019 - one per column set; indexes live as long as the process
+    def _insert_with_vector(self, columns: frozenset[str]) -> TextClause:
+        names = sorted(columns)
+        values = ", ".join(f":{name}" for name in names)
+        return text(
+            f"INSERT INTO {self.table.name} ({', '.join(names)}, {self.vector}) "
+            f"VALUES ({values}, {self._vector_of('index_')})"
+        ).bindparams(*(bindparam(name, type_=self.table.c[name].type) for name in names))
+
+    @cached_property
+    def _vector_update(self) -> TextClause:
+        vector = self._vector_of()
         return text(f"UPDATE {self.table.name} SET {self.vector} = {vector} WHERE {self._where}")
 
     @cached_property

@@ -1,6 +1,7 @@
 """The writers of issues: create, update, reply. Each is one transaction, which keeps the
-full-text index in step too (search.py): one more statement per write (two for a new issue
-on SQLite, which numbers the index's row first).
+full-text index in step too (search.py): one more statement per write, except a new issue
+on PostgreSQL, whose INSERT writes its index (SQLite takes two: it numbers the index's row
+first).
 
 The statements of createIssue and replyToIssue are built once, with bound parameters, and
 run on the transaction's driver connection (`Connection.rows`): building, cache-keying and
@@ -94,7 +95,6 @@ _NEXT_TICKET = (
     .values(last_ticket_number=workspaces.c.last_ticket_number + 1)
     .returning(workspaces.c.last_ticket_number)
 )
-_INSERT_ISSUE = insert(issues)
 _MESSAGE_FIELDS = tuple(field.name for field in fields(Message))
 _INSERT_MESSAGE = insert(messages)
 _ISSUE = select(*ISSUE_COLUMNS).where(
@@ -165,8 +165,8 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
         requester_id = requester.id
         number = await _next_ticket_number(connection, workspace_id)
         [search_rowid] = await ISSUE_SEARCH.next_rowids(connection, 1)
-        await connection.rows(
-            _INSERT_ISSUE,
+        await ISSUE_SEARCH.insert(
+            connection,
             {
                 "workspace_id": workspace_id,
                 "id": issue_id,
@@ -180,6 +180,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
                 "updated_at": moment,
                 "search_rowid": search_rowid,
             },
+            SearchEntry(search_rowid, (workspace_id, issue_id), (subject, body)),
         )
         message = Message(
             new_id("Message", moment),
@@ -193,8 +194,6 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
-        entry = SearchEntry(search_rowid, (workspace_id, issue_id), (subject, body))
-        await ISSUE_SEARCH.add(connection, [entry])
         issue = Issue(
             issue_id,
             workspace_id,
