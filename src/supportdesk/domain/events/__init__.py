@@ -9,13 +9,24 @@ from supportdesk.domain.events.catalogue import (
     readable_types,
     unknown_types,
 )
-from supportdesk.domain.events.log import Event, actor_of, record_events, subscribes
+from supportdesk.domain.events.log import (
+    EVENT_COUNTER,
+    MOVE_EVENT_COUNTER,
+    Event,
+    EventCounter,
+    actor_of,
+    record_events,
+    subscribes,
+)
 
 __all__ = [
+    "EVENT_COUNTER",
     "EVENT_READ_SCOPES",
     "EVENT_TYPES",
+    "MOVE_EVENT_COUNTER",
     "TEST_EVENT_TYPE",
     "Event",
+    "EventCounter",
     "actor_of",
     "readable_types",
     "record_events",

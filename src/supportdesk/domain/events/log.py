@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Integer, bindparam, column, insert, select, text, update
 
 from supportdesk import API_VERSION
 from supportdesk.db.connection import Connection
@@ -73,17 +73,82 @@ def actor_of(actor: Actor) -> dict[str, Any]:
     }
 
 
-_MOVE_SEQUENCE = (
-    update(workspaces)
-    .where(workspaces.c.id == bindparam("the_workspace"))
-    .values(last_event_sequence=workspaces.c.last_event_sequence + bindparam("how_many"))
-    .returning(workspaces.c.last_event_sequence)
-)
-_INSERT_EVENT = insert(events)
-_SUBSCRIBERS = select(webhook_endpoints.c.id, webhook_endpoints.c.event_types).where(
+_ENABLED_ENDPOINTS = (
     webhook_endpoints.c.workspace_id == bindparam("workspace_id"),
     webhook_endpoints.c.enabled.is_(True),
 )
+
+# What an UPDATE of the workspace row sets to take `event_count` sequences, and returns:
+# the last one, the counter as the statement's snapshot saw it, and how many enabled
+# endpoints that snapshot holds. Most workspaces have none, and their writes are spared
+# the statement that lists them (`EventCounter`).
+MOVE_EVENT_COUNTER = {
+    "last_event_sequence": workspaces.c.last_event_sequence + bindparam("event_count")
+}
+
+
+def _returned(sql: str) -> Any:
+    # Sub-selects of a RETURNING clause written out: SQLAlchemy writes their columns
+    # without their tables there, and each condition should name its table.
+    return text(sql).columns(column("value", Integer)).scalar_subquery()
+
+
+EVENT_COUNTER = (
+    workspaces.c.last_event_sequence,
+    _returned(
+        "SELECT seen.last_event_sequence FROM workspaces AS seen WHERE seen.id = :workspace_id"
+    ),
+    _returned(
+        "SELECT count(*) FROM webhook_endpoints WHERE webhook_endpoints.workspace_id = "
+        ":workspace_id AND webhook_endpoints.enabled"
+    ),
+)
+_MOVE_SEQUENCE = (
+    update(workspaces)
+    .where(workspaces.c.id == bindparam("workspace_id"))
+    .values(MOVE_EVENT_COUNTER)
+    .returning(*EVENT_COUNTER)
+)
+_INSERT_EVENT = insert(events)
+_SUBSCRIBERS = select(webhook_endpoints.c.id, webhook_endpoints.c.event_types).where(
+    *_ENABLED_ENDPOINTS
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EventCounter:
+    """The workspace's event counter after a writer moved it by `count` (the columns of
+    `EVENT_COUNTER`, in the statement that also takes the workspace row's lock).
+
+    `endpoints` is what the statement's snapshot held. That snapshot is the row's latest
+    unless another writer committed a change of the row while this one waited for its
+    lock; every change of an endpoint records an event, so moves the counter, and such a
+    writer may have added one. `seen` tells: PostgreSQL reads the counter as the snapshot
+    had it (`last - count` when nothing came between), SQLite, whose one writer holds the
+    database, as this statement left it (`last`)."""
+
+    last: int
+    seen: int
+    endpoints: int
+    count: int
+
+    @classmethod
+    def of(cls, columns: Sequence[Any], count: int) -> EventCounter:
+        """From the values of `EVENT_COUNTER`'s columns."""
+        last, seen, endpoints = columns
+        return cls(int(last), int(seen), int(endpoints), count)
+
+    @property
+    def first(self) -> int:
+        return self.last - self.count + 1
+
+    @property
+    def may_deliver(self) -> bool:
+        """Whether an endpoint may want these events (to be listed, in this transaction)."""
+        current = self.seen in (self.last - self.count, self.last)
+        return self.endpoints > 0 or not current
+
+
 _INSERT_DELIVERY = insert(webhook_deliveries)
 
 
@@ -92,17 +157,23 @@ async def record_events(
     workspace_id: str,
     actor: Actor,
     changes: Sequence[tuple[str, dict[str, Any]]],
+    counter: EventCounter | None = None,
 ) -> list[Event]:
     """Append `(type, data)` events in order, with the workspace's next sequences, and queue
     a delivery of each to every endpoint that wants it. Call it last in the transaction:
-    from here to the commit the workspace's counter is held."""
+    from here to the commit the workspace's counter is held. A writer that updates the
+    workspace row anyway (a ticket number) moves the counter there (`MOVE_EVENT_COUNTER`,
+    returning `EVENT_COUNTER`) and hands it over as `counter`, moved by `len(changes)`."""
     if not changes:
         return []
     moment = now()
-    [(last,)] = await connection.rows(
-        _MOVE_SEQUENCE, {"the_workspace": workspace_id, "how_many": len(changes)}
-    )
-    first = int(last) - len(changes) + 1
+    if counter is None:
+        parameters = {"workspace_id": workspace_id, "event_count": len(changes)}
+        [row] = await connection.rows(_MOVE_SEQUENCE, parameters)
+        counter = EventCounter.of(row, len(changes))
+    if counter.count != len(changes):
+        raise ValueError("the counter was moved for another number of events")
+    first = counter.first
     who = actor_of(actor)
     recorded = [
         Event(
@@ -133,7 +204,8 @@ async def record_events(
             for event in recorded
         ],
     )
-    await _queue_deliveries(connection, workspace_id, recorded, moment)
+    if counter.may_deliver:
+        await _queue_deliveries(connection, workspace_id, recorded, moment)
     return recorded
 
 

@@ -23,7 +23,13 @@ from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts import Contact, Requester, upsert_requester
 from supportdesk.domain.errors import FieldCode, not_found
-from supportdesk.domain.events import record_events, snapshots
+from supportdesk.domain.events import (
+    EVENT_COUNTER,
+    MOVE_EVENT_COUNTER,
+    EventCounter,
+    record_events,
+    snapshots,
+)
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.issues.models import (
     INTERNAL,
@@ -89,11 +95,13 @@ def _body(check: Validator, value: str | None) -> str:
     return value
 
 
+# The ticket counter and the event counter in one statement: the workspace row is locked
+# from here to the commit, so the fewer statements after it, the sooner the next writer.
 _NEXT_TICKET = (
     update(workspaces)
-    .where(workspaces.c.id == bindparam("the_workspace"))
-    .values(last_ticket_number=workspaces.c.last_ticket_number + 1)
-    .returning(workspaces.c.last_ticket_number)
+    .where(workspaces.c.id == bindparam("workspace_id"))
+    .values(last_ticket_number=workspaces.c.last_ticket_number + 1, **MOVE_EVENT_COUNTER)
+    .returning(workspaces.c.last_ticket_number, *EVENT_COUNTER)
 )
 _MESSAGE_FIELDS = tuple(field.name for field in fields(Message))
 _INSERT_MESSAGE = insert(messages)
@@ -119,11 +127,15 @@ def _message_row(message: Message) -> dict[str, object]:
     return {name: getattr(message, name) for name in _MESSAGE_FIELDS}
 
 
-async def _next_ticket_number(connection: Connection, workspace_id: str) -> int:
-    """Moves the workspace's counter inside the caller's transaction: a rollback gives the
-    number back, and the row lock makes concurrent creators take turns."""
-    [(number,)] = await connection.rows(_NEXT_TICKET, {"the_workspace": workspace_id})
-    return int(number)
+async def _next_ticket_number(
+    connection: Connection, workspace_id: str, event_count: int
+) -> tuple[int, EventCounter]:
+    """Moves the workspace's ticket counter inside the caller's transaction (a rollback
+    gives the number back, and the row lock makes concurrent creators take turns), and
+    its event counter by `event_count`."""
+    parameters = {"workspace_id": workspace_id, "event_count": event_count}
+    [(number, *counter)] = await connection.rows(_NEXT_TICKET, parameters)
+    return int(number), EventCounter.of(counter, event_count)
 
 
 async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIssue) -> Issue:
@@ -163,7 +175,10 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
         upserted = await upsert_requester(connection, workspace_id, email, name)
         requester = upserted.contact
         requester_id = requester.id
-        number = await _next_ticket_number(connection, workspace_id)
+        requester_events = _requester_events(upserted)
+        number, counter = await _next_ticket_number(
+            connection, workspace_id, len(requester_events) + 1
+        )
         [search_rowid] = await ISSUE_SEARCH.next_rowids(connection, 1)
         await ISSUE_SEARCH.insert(
             connection,
@@ -211,7 +226,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             workspace_id,
             actor,
             [
-                *_requester_events(upserted),
+                *requester_events,
                 (
                     "issue.created",
                     {
@@ -220,6 +235,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
                     },
                 ),
             ],
+            counter,
         )
     return issue
 
