@@ -74,16 +74,36 @@ UPSERT_REQUESTER = (
     "created_at, updated_at) VALUES ($1::VARCHAR, $2, $3, $4, $5, (SELECT accounts.id FROM "
     "accounts WHERE accounts.workspace_id = $1::VARCHAR AND accounts.domain = $6), $7, $7) "
     "ON CONFLICT (workspace_id, email_normalized) DO UPDATE SET name = "
-    "coalesce(contacts.name, excluded.name) RETURNING contacts.id"
+    "coalesce(contacts.name, excluded.name) RETURNING contacts.id, contacts.created_at"
 )
+# The ticket number and the events' sequences, as the product takes them: with what it
+# needs to know whether to list the workspace's endpoints (domain/events/log.py).
 NEXT_TICKET = (
-    "UPDATE workspaces SET last_ticket_number = (workspaces.last_ticket_number + 1) "
-    "WHERE workspaces.id = $1 RETURNING workspaces.last_ticket_number"
+    "UPDATE workspaces SET last_ticket_number = (workspaces.last_ticket_number + 1), "
+    "last_event_sequence = (workspaces.last_event_sequence + $2) WHERE workspaces.id = $1 "
+    "RETURNING workspaces.last_ticket_number, workspaces.last_event_sequence, "
+    "(SELECT seen.last_event_sequence FROM workspaces AS seen WHERE seen.id = $1), "
+    "(SELECT count(*) FROM webhook_endpoints WHERE webhook_endpoints.workspace_id = $1 "
+    "AND webhook_endpoints.enabled)"
 )
-INSERT_ISSUE = (
+ISSUE_VALUES = (
     "INSERT INTO issues (workspace_id, id, ticket_number, subject, status, priority, "
-    "requester_id, message_count, created_at, updated_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)"
+    "requester_id, message_count, created_at, updated_at, {index}) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, {value})"
+)
+# A new issue's search index: PostgreSQL's vector in its row, SQLite's FTS5 row numbered
+# after the last (db/search.py).
+INSERT_ISSUE_POSTGRES = ISSUE_VALUES.format(
+    index="search_vector",
+    value="setweight(to_tsvector('english'::regconfig, $10), 'A') || "
+    "setweight(to_tsvector('english'::regconfig, $11), 'B')",
+)
+INSERT_ISSUE_SQLITE = ISSUE_VALUES.format(index="search_rowid", value="$10")
+LAST_SEARCH_ROWID = "SELECT coalesce(max(issues.search_rowid), 0) FROM issues"
+INSERT_ISSUE_TEXTS = "INSERT INTO issues_fts (rowid, subject, body) VALUES ($1, $2, $3)"
+INSERT_EVENT = (
+    "INSERT INTO events (workspace_id, sequence, id, type, api_version, actor, data, "
+    "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
 )
 INSERT_MESSAGE = (
     "INSERT INTO messages (workspace_id, id, issue_id, sender_name, body, author_type, "
@@ -239,8 +259,9 @@ class PostgresFloor:
         moment = datetime.now(UTC)
         workspace_id = key["workspace_id"]
         issue_id = new_id("Issue", moment)
+        message_id = new_id("Message", moment)
         async with con.transaction():
-            requester_id = await con.fetchval(
+            requester = await con.fetchrow(
                 UPSERT_REQUESTER,
                 workspace_id,
                 new_id("Contact", moment),
@@ -250,30 +271,26 @@ class PostgresFloor:
                 new["email"].rsplit("@", 1)[-1].lower(),
                 moment,
             )
-            number = await con.fetchval(NEXT_TICKET, workspace_id)
+            made = requester["created_at"] == moment
+            number, last, *_ = await con.fetchrow(NEXT_TICKET, workspace_id, 1 + made)
             await con.execute(
-                INSERT_ISSUE,
-                workspace_id,
-                issue_id,
-                number,
-                new["subject"],
-                "new",
-                new["priority"],
-                requester_id,
-                1,
-                moment,
+                INSERT_ISSUE_POSTGRES,
+                *(workspace_id, issue_id, number, new["subject"], "new", new["priority"]),
+                *(requester["id"], 1, moment, new["subject"], new["body"]),
             )
             await con.execute(
                 INSERT_MESSAGE,
                 workspace_id,
-                new_id("Message", moment),
+                message_id,
                 issue_id,
                 new["name"] or new["email"],
                 new["body"],
                 "contact",
-                requester_id,
+                requester["id"],
                 moment,
             )
+            events = issue_events(key, new, requester["id"], made, issue_id, message_id, number)
+            await con.executemany(INSERT_EVENT, event_rows(key, events, last, moment))
         return created_issue(issue_id, number, new, moment)
 
     async def reply(self, con: Any, key: Any, issue_id: str, body: str) -> dict[str, Any]:
@@ -375,8 +392,10 @@ class SqliteFloor:
         workspace_id = key["workspace_id"]
         issue_id = new_id("Issue", moment)
 
+        message_id = new_id("Message", moment)
+
         def work(db: sqlite3.Connection) -> int:
-            requester_id = db.execute(
+            requester_id, created_at = db.execute(
                 qmarks(UPSERT_REQUESTER),
                 (
                     workspace_id,
@@ -387,22 +406,28 @@ class SqliteFloor:
                     new["email"].rsplit("@", 1)[-1].lower(),
                     stamp,
                 ),
-            ).fetchone()[0]
-            number: int = db.execute(qmarks(NEXT_TICKET), (workspace_id,)).fetchone()[0]
+            ).fetchone()
+            made = created_at == stamp
+            counter = db.execute(qmarks(NEXT_TICKET), (workspace_id, 1 + made)).fetchone()
+            number: int = counter[0]
+            rowid = db.execute(LAST_SEARCH_ROWID).fetchone()[0] + 1
             db.execute(
-                qmarks(INSERT_ISSUE),
+                qmarks(INSERT_ISSUE_SQLITE),
                 (
                     *(workspace_id, issue_id, number, new["subject"], "new", new["priority"]),
-                    *(requester_id, 1, stamp),
+                    *(requester_id, 1, stamp, rowid),
                 ),
             )
             db.execute(
                 qmarks(INSERT_MESSAGE),
                 (
-                    *(workspace_id, new_id("Message", moment), issue_id),
+                    *(workspace_id, message_id, issue_id),
                     *(new["name"] or new["email"], new["body"], "contact", requester_id, stamp),
                 ),
             )
+            db.execute(qmarks(INSERT_ISSUE_TEXTS), (rowid, new["subject"], new["body"]))
+            events = issue_events(key, new, requester_id, made, issue_id, message_id, number)
+            db.executemany(qmarks(INSERT_EVENT), event_rows(key, events, counter[1], stamp))
             return number
 
         number = self._write(work)
@@ -486,6 +511,62 @@ def issue_page(
         for row in rows[:first]
     ]
     return connection_json(nodes, len(rows) > first, workspace_id)
+
+
+def issue_events(
+    key: Any,
+    new: dict[str, Any],
+    requester_id: str,
+    made: bool,
+    issue_id: str,
+    message_id: str,
+    number: int,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The events a new issue records (CONTRACT section 11): `contact.created` for a new
+    requester, then `issue.created`. Their instants are the request's."""
+    moment = datetime.now(UTC)
+    at = iso(moment)
+    requester = {"id": requester_id, "email": new["email"], "name": new["name"]}
+    issue = {
+        "id": issue_id,
+        "ticketNumber": number,
+        "subject": new["subject"],
+        "status": "new",
+        "priority": new["priority"],
+        "messageCount": 1,
+        "createdAt": at,
+        "updatedAt": at,
+        "requester": requester,
+        "assignee": None,
+    }
+    message = {
+        "id": message_id,
+        "issueId": issue_id,
+        "senderName": new["name"] or new["email"],
+        "body": new["body"],
+        "createdAt": at,
+        "visibility": "public",
+    }
+    contact = {**requester, "accountId": None, "createdAt": at, "updatedAt": at}
+    made_contact = [("contact.created", {"contact": contact})] if made else []
+    return [*made_contact, ("issue.created", {"issue": issue, "message": message})]
+
+
+def event_rows(
+    key: Any, events: list[tuple[str, dict[str, Any]]], last: int, moment: Any
+) -> list[tuple[Any, ...]]:
+    workspace_id = key["workspace_id"]
+    actor = orjson.dumps(
+        {"type": "machine_user", "id": key["machine_user_id"], "name": key["machine_user_name"]}
+    ).decode()
+    first = last - len(events) + 1
+    return [
+        (
+            *(workspace_id, first + offset, new_id("Event", datetime.now(UTC)), kind),
+            *(API_VERSION, actor, orjson.dumps(data).decode(), moment),
+        )
+        for offset, (kind, data) in enumerate(events)
+    ]
 
 
 def created_issue(
