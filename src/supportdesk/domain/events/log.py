@@ -73,11 +73,6 @@ def actor_of(actor: Actor) -> dict[str, Any]:
     }
 
 
-_ENABLED_ENDPOINTS = (
-    webhook_endpoints.c.workspace_id == bindparam("workspace_id"),
-    webhook_endpoints.c.enabled.is_(True),
-)
-
 # What an UPDATE of the workspace row sets to take `event_count` sequences, and returns:
 # the last one, the counter as the statement's snapshot saw it, and how many enabled
 # endpoints that snapshot holds. Most workspaces have none, and their writes are spared
@@ -111,7 +106,8 @@ _MOVE_SEQUENCE = (
 )
 _INSERT_EVENT = insert(events)
 _SUBSCRIBERS = select(webhook_endpoints.c.id, webhook_endpoints.c.event_types).where(
-    *_ENABLED_ENDPOINTS
+    webhook_endpoints.c.workspace_id == bindparam("workspace_id"),
+    webhook_endpoints.c.enabled.is_(True),
 )
 
 
