@@ -11,8 +11,6 @@ and a transaction in its way is rolled back.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 
 # SQLite calls the progress handler every this many virtual machine steps.
@@ -25,14 +23,20 @@ class DeadlinePassed(BaseException):
     """The request's time-out passed while it was using the database."""
 
 
-@contextmanager
-def statements_within(seconds: float) -> Iterator[None]:
-    """Statements run by this context (and the tasks it starts) end within `seconds`."""
-    token = _deadline.set(time.monotonic() + seconds)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
+class statements_within:  # lower case: used as a function, `with statements_within(s):`
+    """Statements run by this context (and the tasks it starts) end within `seconds`. A
+    class, not a generator: it wraps every request."""
+
+    __slots__ = ("_seconds", "_token")
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+
+    def __enter__(self) -> None:
+        self._token = _deadline.set(time.monotonic() + self._seconds)
+
+    def __exit__(self, *_exception: object) -> None:
+        _deadline.reset(self._token)
 
 
 def passed() -> bool:

@@ -135,7 +135,8 @@ class GraphQLEndpoint:
             operation = prepared.operation(payload.operation_name)
             record.operation = operation.name[:100] if operation.name else None
             record.operation_type = operation.node.operation.value
-            if request.method == "GET" and operation.is_mutation:
+            mutation = operation.is_mutation
+            if request.method == "GET" and mutation:
                 raise HttpProblem(
                     405,
                     "METHOD_NOT_ALLOWED",
@@ -156,12 +157,10 @@ class GraphQLEndpoint:
                 self.compiled.plan(
                     prepared.answer_plans, prepared.fragments, operation.node, principal
                 )
-                if self.compiled is not None
-                and not operation.is_mutation
-                and not _refuses_compiled(payload)
+                if self.compiled is not None and not mutation and not _refuses_compiled(payload)
                 else None
             )
-            if not operation.is_mutation:
+            if not mutation:
                 record.compiled = False
             if plan is not None:
                 self.executor.check_variables(payload.variables, cost)
@@ -172,7 +171,7 @@ class GraphQLEndpoint:
             body = await self._in_time(
                 self.executor.run(prepared, operation, payload.variables, context, cost)
             )
-            if not operation.is_mutation and _asks_whether_compiled(payload):
+            if not mutation and _asks_whether_compiled(payload):
                 body["extensions"]["compiled"] = False
         except RequestError as error:
             if error.extensions and "cost" in error.extensions:
