@@ -11,9 +11,21 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select, text
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    bindparam,
+    select,
+    text,
+    update,
+)
 
 from supportdesk.db import Database, Read
+from supportdesk.db.connection import Connection
 from supportdesk.db.search import SearchEntry, SearchField, SearchIndex, words_param
 
 metadata = MetaData()
@@ -278,7 +290,35 @@ async def add_threads(db: Database, rows: list[tuple[str, str, str]]) -> None:
         )
 
 
-def test_one_field_changes_alone_found_by_the_rows_key(empty_database: str) -> None:
+# A writer's own UPDATE of the row that appends to its thread as it goes (a reply).
+TOUCH_THREAD = THREADS.appending(
+    "body",
+    lambda table: (
+        update(table)
+        .where(table.c.workspace_id == bindparam("in_workspace"), table.c.id == bindparam("the_id"))
+        .values(subject=table.c.subject)
+        .returning(table.c.id)
+    ),
+)
+
+
+async def _append_alone(connection: Connection, key: tuple[str, str], text: str) -> None:
+    await THREADS.append(connection, "body", key, text)
+
+
+async def _append_in_update(connection: Connection, key: tuple[str, str], text: str) -> None:
+    parameters = {"in_workspace": key[0], "the_id": key[1]}
+    assert await TOUCH_THREAD.run(connection, parameters, key, text) == [(key[1],)]
+
+
+Appender = Callable[[Connection, tuple[str, str], str], Awaitable[None]]
+APPEND = pytest.mark.parametrize("append", [_append_alone, _append_in_update])
+
+
+@APPEND
+def test_one_field_changes_alone_found_by_the_rows_key(
+    empty_database: str, append: Appender
+) -> None:
     """A message appended, a subject set anew and a thread moved onto another: each a
     change of one field of a row found by its key, the other field left as it was."""
 
@@ -292,8 +332,8 @@ def test_one_field_changes_alone_found_by_the_rows_key(empty_database: str) -> N
         )
         found = {}
         async with db.transaction() as connection:
-            await THREADS.append(connection, "body", (WS, "t_printer"), "Did you restart it?")
-            await THREADS.append(connection, "body", (WS, "t_printer"), "The toner is empty.")
+            await append(connection, (WS, "t_printer"), "Did you restart it?")
+            await append(connection, (WS, "t_printer"), "The toner is empty.")
             found["appended, inside"] = await connection.fetch(THREADS_BY_WORDS, words=["toner"])
         found["appended"] = await db.fetch(THREADS_BY_WORDS, words=["toner", "restart", "hello"])
         async with db.transaction() as connection:
@@ -323,11 +363,15 @@ def unique_words(start: int, count: int) -> str:
     return " ".join(f"w{number:07d}" for number in range(start, start + count))
 
 
-def test_a_vector_grows_while_postgresql_has_room_for_it(empty_database: str) -> None:
+@APPEND
+def test_a_vector_grows_while_postgresql_has_room_for_it(
+    empty_database: str, append: Appender
+) -> None:
     """Each message of 8,000 words never seen before adds 96 KB of lexemes and positions
     to PostgreSQL's vector: twelve would pass the 1 MB a tsvector may hold (an error, were
     it not for the room). The writes still succeed; past the room the row keeps the words
-    it has. SQLite's index has no such bound."""
+    it has. SQLite's index has no such bound. The same whether a text is appended alone
+    or by the writer's own UPDATE of the row."""
     words_per_message, messages = 8_000, 12
 
     async def scenario(db: Database) -> dict[str, list[str]]:
@@ -335,7 +379,7 @@ def test_a_vector_grows_while_postgresql_has_room_for_it(empty_database: str) ->
         for number in range(1, messages):
             async with db.transaction() as connection:
                 text = unique_words(number * words_per_message, words_per_message)
-                await THREADS.append(connection, "body", (WS, "t_long"), text)
+                await append(connection, (WS, "t_long"), text)
         first, last = unique_words(0, 1), unique_words((messages - 1) * words_per_message, 1)
         return {
             "first message": await db.fetch(THREADS_BY_WORDS, words=[first]),

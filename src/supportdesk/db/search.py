@@ -54,11 +54,15 @@ from sqlalchemy import (
     FromClause,
     Insert,
     Join,
+    MetaData,
     Select,
     String,
     Table,
+    Text,
     TextClause,
+    Update,
     bindparam,
+    case,
     column,
     func,
     insert,
@@ -67,6 +71,7 @@ from sqlalchemy import (
     table,
     text,
 )
+from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -75,7 +80,7 @@ from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator
 
 from supportdesk.db.connection import Connection
-from supportdesk.db.search_threads import ThreadStatements
+from supportdesk.db.search_threads import VECTOR_ROOM, ThreadStatements
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +230,35 @@ class SearchIndex:
         statement = self._thread_sql.append[connection.dialect.name, field]
         await connection.run_many(statement, [{**_keys("key", key), "text": text}])
 
+    def appending(self, field: str, build: Callable[[Table], Update]) -> AppendingUpdate:
+        """An UPDATE of one row, `build(table)`, that also appends a text to `field` of the
+        row's index (`AppendingUpdate.run`): where the index is a column of the row
+        (PostgreSQL) in the same statement, so the row is written once, not twice with
+        every index of the table; elsewhere in a statement of its own."""
+        if self.from_columns:
+            raise ValueError("only an index of handed-over texts changes one field alone")
+        weight = next(f.weight for f in self.fields if f.name == field)
+        with_vector = self._table_with_vector
+        vector = with_vector.c[self.vector]
+        language: ColumnElement[Any] = literal_column(f"'{self.language}'::regconfig")
+        words = func.to_tsvector(language, bindparam("index_text", type_=Text()))
+        addition = select(
+            func.setweight(words, literal_column(f"'{weight}'")).label("added")
+        ).subquery("addition")
+        current = func.coalesce(vector, literal_column("''::tsvector"))
+        room = func.pg_column_size(current) + func.pg_column_size(addition.c.added)
+        grown = case((room < VECTOR_ROOM, current.op("||")(addition.c.added)), else_=vector)
+        return AppendingUpdate(
+            self, field, build(self.table), build(with_vector).values({vector: grown})
+        )
+
+    @cached_property
+    def _table_with_vector(self) -> Table:
+        # The table as PostgreSQL has it: the shared definition leaves the index's column
+        # out, as SQLite has none.
+        columns = [Column(c.name, c.type, primary_key=c.primary_key) for c in self.table.columns]
+        return Table(self.table.name, MetaData(), *columns, Column(self.vector, TSVECTOR()))
+
     async def set_text(
         self, connection: Connection, field: str, key: tuple[Any, ...], text: str
     ) -> None:
@@ -331,6 +365,31 @@ class SearchIndex:
         """SQL: the row (of `table`, or of its `alias`) whose key is bound as `prefix_n`."""
         name = alias or self.table.name
         return " AND ".join(f"{name}.{key.name} = :{prefix}_{n}" for n, key in enumerate(self.key))
+
+
+@dataclass(frozen=True, eq=False)
+class AppendingUpdate:
+    """`SearchIndex.appending`: one UPDATE built for each way the index is kept."""
+
+    index: SearchIndex
+    field: str
+    plain: Update
+    with_vector: Update
+
+    async def run(
+        self,
+        connection: Connection,
+        parameters: Mapping[str, Any],
+        key: tuple[Any, ...],
+        text: str,
+    ) -> list[tuple[Any, ...]]:
+        """The UPDATE's rows (its RETURNING); `text` is appended to the field of the row
+        found by `key` (the row the UPDATE changes)."""
+        if connection.dialect.name == "postgresql":
+            return await connection.rows(self.with_vector, {**parameters, "index_text": text})
+        rows = await connection.rows(self.plain, parameters)
+        await self.index.append(connection, self.field, key, text)
+        return rows
 
 
 def _keys(prefix: str, key: tuple[Any, ...]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The writers of issues: create, update, reply. Each is one transaction, which keeps the
-full-text index in step too (search.py): one more statement per write, except a new issue
-on PostgreSQL, whose INSERT writes its index (SQLite takes two: it numbers the index's row
-first).
+full-text index in step too (search.py). On PostgreSQL the index is a column of the issue,
+written by the statement that writes the row anyway (a new issue's INSERT, the UPDATE of
+an issue a message joins); SQLite's index takes a statement of its own (two for a new
+issue: it numbers the index's row first), as does a new subject on either.
 
 The statements of createIssue and replyToIssue are built once, with bound parameters, and
 run on the transaction's driver connection (`Connection.rows`): building, cache-keying and
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Table, Update, bindparam, insert, select, update
 
 from supportdesk.db import Database, in_ids
 from supportdesk.db.connection import Connection
@@ -109,17 +110,24 @@ _ISSUE = select(*ISSUE_COLUMNS).where(
     issues.c.workspace_id == bindparam("workspace_id"), issues.c.id == bindparam("id")
 )
 _LOCKED_ISSUE = _ISSUE.with_for_update()
-# An UPDATE's bound parameters may not take its columns' names.
-_SAVE_REPLY = (
-    update(issues)
-    .where(issues.c.workspace_id == bindparam("in_workspace"), issues.c.id == bindparam("the_id"))
-    .values(
-        updated_at=bindparam("new_updated_at", type_=issues.c.updated_at.type),
-        message_count=issues.c.message_count + 1,
-        status=bindparam("new_status", type_=issues.c.status.type),
+
+
+def _save_reply(table: Table) -> Update:
+    # An UPDATE's bound parameters may not take its columns' names.
+    return (
+        update(table)
+        .where(table.c.workspace_id == bindparam("in_workspace"), table.c.id == bindparam("the_id"))
+        .values(
+            updated_at=bindparam("new_updated_at", type_=table.c.updated_at.type),
+            message_count=table.c.message_count + 1,
+            status=bindparam("new_status", type_=table.c.status.type),
+        )
+        .returning(*(table.c[column.name] for column in ISSUE_COLUMNS))
     )
-    .returning(*ISSUE_COLUMNS)
-)
+
+
+# The issue a message joins, and the message's words in the thread's index.
+_SAVE_REPLY = ISSUE_SEARCH.appending(THREAD, _save_reply)
 
 
 def _message_row(message: Message) -> dict[str, object]:
@@ -437,16 +445,17 @@ async def _add_message(
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
-        # Notes too: every key that reads issues reads them.
-        await ISSUE_SEARCH.append(connection, THREAD, (workspace_id, issue.id), body)
-        [saved] = await connection.rows(
-            _SAVE_REPLY,
+        # Notes are indexed too: every key that reads issues reads them.
+        [saved] = await _SAVE_REPLY.run(
+            connection,
             {
                 "in_workspace": workspace_id,
                 "the_id": issue.id,
                 "new_updated_at": moment,
                 "new_status": status or issue.status,
             },
+            (workspace_id, issue.id),
+            body,
         )
         changed = issue_of(saved)
         shown = await issue_snapshot(connection, changed)
