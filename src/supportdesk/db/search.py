@@ -385,11 +385,11 @@ class AppendingUpdate:
     ) -> list[tuple[Any, ...]]:
         """The UPDATE's rows (its RETURNING); `text` is appended to the field of the row
         found by `key` (the row the UPDATE changes)."""
-        if connection.dialect.name == "postgresql":
-            return await connection.rows(self.with_vector, {**parameters, "index_text": text})
-        rows = await connection.rows(self.plain, parameters)
-        await self.index.append(connection, self.field, key, text)
-        return rows
+        if connection.dialect.name == "sqlite":
+            rows = await connection.rows(self.plain, parameters)
+            await self.index.append(connection, self.field, key, text)
+            return rows
+        return await connection.rows(self.with_vector, {**parameters, "index_text": text})
 
 
 def _keys(prefix: str, key: tuple[Any, ...]) -> dict[str, Any]:
