@@ -47,7 +47,8 @@ def log_in(page: Page, email: str, password: str = ADMIN_PASSWORD) -> None:
     page.goto("/settings/login")
     page.get_by_label("E-mail").fill(email)
     page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
+    with page.expect_navigation():  # the next page loaded, whatever it says
+        page.get_by_role("button", name="Log in").click()
 
 
 def create_key(page: Page, name: str, access: str, scopes: tuple[str, ...] = ()) -> str:
@@ -163,7 +164,9 @@ def test_machine_users_and_the_audit_log(
     page = browser_page
     log_in(page, workspace.admin_email)
     page.get_by_role("link", name="Machine users").click()
-    assert page.get_by_role("cell", name="Workspace API").is_visible()
+    # A click that navigates returns once the new page commits, before it has rendered:
+    # what a test reads there first, it waits for.
+    page.get_by_role("cell", name="Workspace API").wait_for()
     shoot(page, "machine-users")
 
     page.get_by_role("link", name="New machine user").click()
@@ -186,11 +189,11 @@ def test_machine_users_and_the_audit_log(
 
     page.get_by_role("link", name="Machine users").click()
     page.get_by_role("link", name="CRM sync").click()
-    assert page.locator("tr", has_text="CRM writer").is_visible()
+    page.locator("tr", has_text="CRM writer").wait_for()
     shoot(page, "machine-user")
 
     page.get_by_role("link", name="Audit log").click()
-    assert page.get_by_text("Machine user created").is_visible()
+    page.get_by_text("Machine user created").wait_for()
     assert page.locator("tr", has_text="CRM writer").get_by_text(workspace.admin_email).is_visible()
     shoot(page, "audit-log")
 
@@ -204,7 +207,7 @@ def test_a_bad_form_is_shown_again_with_its_errors(
     page.get_by_role("radio", name="Custom").check()
     page.get_by_role("button", name="Create key").click()
 
-    assert page.get_by_text("Choose at least one scope.").is_visible()
+    page.get_by_text("Choose at least one scope.").wait_for()
     assert page.get_by_text("Give the key a name").is_visible()
     assert page.get_by_role("radio", name="Custom").is_checked()  # the choices are kept
     shoot(page, "key-new-errors")

@@ -55,7 +55,7 @@ def test_members_are_added_changed_and_removed(
     page.get_by_label("E-mail").fill("jen@example.com")
     page.get_by_role("radio", name="Admin").check()
     page.get_by_role("button", name="Add member").click()
-    assert page.get_by_text("An admin needs a password to log in here.").is_visible()
+    page.get_by_text("An admin needs a password to log in here.").wait_for()
     shoot(page, "members-new-error")
     page.get_by_role("textbox", name="Password").fill("jen's long password")
     page.get_by_role("button", name="Add member").click()
