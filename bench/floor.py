@@ -528,13 +528,8 @@ def issue_events(
     at = iso(moment)
     requester = {"id": requester_id, "email": new["email"], "name": new["name"]}
     issue = {
-        "id": issue_id,
-        "ticketNumber": number,
-        "subject": new["subject"],
-        "status": "new",
-        "priority": new["priority"],
+        **created_issue(issue_id, number, new, moment)["issue"],
         "messageCount": 1,
-        "createdAt": at,
         "updatedAt": at,
         "requester": requester,
         "assignee": None,
