@@ -109,6 +109,8 @@ def test_a_page_keeps_its_order_and_is_not_sorted_again(workspace: WorkspaceFixt
         "a0_id": issue["id"],
         "a2_first": 25,
         "a2_limit": 26,
+        "key_id": workspace.made.key.api_key.id,
+        "key_checked_at": datetime.now(UTC),
         **Cursors(secrets.token_bytes(32), workspace.id).signing_parameters(),
     }
     [(answer,)] = workspace.server.call(db.fetch_compiled(compiled, **parameters))
