@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from supportdesk.domain.ids import PREFIXES, is_id_of, new_id, type_of
+from supportdesk.domain.ids import PREFIXES, _encode, is_id_of, new_id, type_of
 
 AT = datetime(2026, 11, 22, 13, 45, 7, 123000, tzinfo=UTC)
 CONTRACT_PREFIXES = {
@@ -111,3 +111,17 @@ def test_ids_for_one_moment_increase_even_when_later_moments_come_between() -> N
         new_id("Issue", AT + timedelta(milliseconds=step + 1))
 
     assert batch == sorted(batch)
+
+
+@pytest.mark.parametrize(
+    ("number", "written"),
+    [
+        (0, "0" * 26),
+        (31, "0" * 25 + "Z"),
+        (32, "0" * 24 + "10"),
+        (2**128 - 1, "7" + "Z" * 25),
+        (0x0123456789ABCDEF << 64 | 0xFEDCBA9876543210, "014D2PF2DBSQQZXQ5TK1V58CGG"),
+    ],
+)
+def test_a_ulid_is_its_number_in_crockford_base32_over_26_digits(number: int, written: str) -> None:
+    assert _encode(number) == written

@@ -25,16 +25,16 @@ KeyKind = Literal["standard", "legacy"]
 _SECRET_SHAPE = re.compile(r"\A(svc_mk_|svc_live_)([0-9A-Za-z]{32})([0-9A-Za-z]{6})\Z")
 
 
-def _base62(number: int, width: int) -> str:
-    digits = []
-    while number:
-        number, remainder = divmod(number, 62)
-        digits.append(BASE62[remainder])
-    return "".join(reversed(digits)).rjust(width, "0")
+# Every pair of base62 digits, by the number below 62² it writes: a CRC32 (below 62⁶) is
+# three pairs, and every request's key is checked with one.
+_PAIRS = [high + low for high in BASE62 for low in BASE62]
+_PAIR = len(_PAIRS)
 
 
 def checksum(text: str) -> str:
-    return _base62(zlib.crc32(text.encode()), CHECKSUM_LENGTH)
+    """The CRC32 of `text` in base62, left-padded with 0 to six digits."""
+    crc = zlib.crc32(text.encode())
+    return _PAIRS[crc // (_PAIR * _PAIR)] + _PAIRS[crc // _PAIR % _PAIR] + _PAIRS[crc % _PAIR]
 
 
 def generate_secret(kind: KeyKind = "standard") -> str:

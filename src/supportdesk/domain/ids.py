@@ -38,12 +38,14 @@ _latest: dict[int, int] = {}
 _REMEMBERED = 4096
 
 
+# Every pair of Crockford digits, by the 10 bits it writes: a ULID is 13 pairs, read off
+# its 130 bits ten at a time (half the time of a divmod per digit; every write makes ids).
+_PAIRS = [high + low for high in CROCKFORD for low in CROCKFORD]
+_PAIR_SHIFTS = tuple(range(120, -1, -10))
+
+
 def _encode(number: int) -> str:
-    chars = []
-    for _ in range(26):
-        number, remainder = divmod(number, 32)
-        chars.append(CROCKFORD[remainder])
-    return "".join(reversed(chars))
+    return "".join([_PAIRS[(number >> shift) & 1023] for shift in _PAIR_SHIFTS])
 
 
 def _next_ulid(milliseconds: int) -> int:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import re
-import uuid
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -17,7 +17,7 @@ def incoming_or_new(headers: list[tuple[bytes, bytes]]) -> str:
             text = value.decode("latin-1")
             if _SANE.match(text):
                 return text
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # 128 random bits, as uuid4's hex but for its fixed digits
 
 
 class RequestIdMiddleware:
