@@ -120,6 +120,60 @@ def test_an_expired_key_is_refused_with_reason_expired(api: GraphQLClient) -> No
     assert {"id": created["apiKey"]["id"], "status": "expired"} in [e["node"] for e in listed]
 
 
+# A read that compiles: answered by one statement, which checks the key itself once this
+# process has looked the key up before (auth/authenticate.py, `KnownKeys`).
+COMPILED_READ = "{ issues(first: 1) { totalCount } }"
+ASK_COMPILED = {"extensions": {"compiled": True}}
+
+
+def _answered_compiled(api: GraphQLClient, secret: str) -> None:
+    for _ in range(2):  # the first looks the key up, the second is answered for it as known
+        answer = api(COMPILED_READ, key=secret, **ASK_COMPILED)
+        assert answer.status == 200 and not answer.errors, answer.body
+        assert answer.body["extensions"]["compiled"] is True
+
+
+def test_a_key_answered_compiled_is_refused_at_once_when_revoked(api: GraphQLClient) -> None:
+    owner = factories.machine_user(api, "Revoked compiled reader")["id"]
+    created = factories.api_key(api, owner, ["issues:read"])
+    _answered_compiled(api, created["secret"])
+
+    api.ok(factories.REVOKE_API_KEY, {"id": created["apiKey"]["id"]})
+
+    assert_unauthenticated(api(COMPILED_READ, key=created["secret"], **ASK_COMPILED), "revoked")
+    # Authentication still comes before the document, and before the rate limit.
+    assert_unauthenticated(api("{ not valid graphql", key=created["secret"]), "revoked")
+    assert_unauthenticated(api(COMPILED_READ, key=created["secret"]), "revoked")
+
+
+def test_a_key_answered_compiled_is_refused_at_once_when_it_expires(api: GraphQLClient) -> None:
+    owner = factories.machine_user(api, "Expiring compiled reader")["id"]
+    expires = datetime.now(UTC) + timedelta(seconds=2)
+    created = factories.api_key(
+        api, owner, ["issues:read"], expires_at=expires.isoformat(timespec="milliseconds")
+    )
+    _answered_compiled(api, created["secret"])
+    time.sleep(max(0.0, (expires - datetime.now(UTC)).total_seconds()) + 0.05)
+
+    assert_unauthenticated(api(COMPILED_READ, key=created["secret"], **ASK_COMPILED), "expired")
+
+
+def test_a_known_key_takes_one_token_a_request_whichever_path_answers(
+    api: GraphQLClient,
+) -> None:
+    owner = factories.machine_user(api, "Counted reader")["id"]
+    secret = factories.api_key(api, owner, ["issues:read"])["secret"]
+    answers = [
+        api(COMPILED_READ, key=secret),  # looked up
+        api(COMPILED_READ, key=secret),  # compiled, for the known key
+        api("{ apiInfo }", key=secret),  # the executor's: looked up again
+        api("{ not valid graphql", key=secret),
+    ]
+    remaining = [int(answer.headers["x-ratelimit-remaining"]) for answer in answers]
+    assert [answer.status for answer in answers] == [200, 200, 200, 200]
+    assert remaining == [remaining[0] - n for n in range(4)]
+
+
 def test_a_key_with_a_future_expiry_works_and_says_when_it_expires(api: GraphQLClient) -> None:
     owner = factories.machine_user(api, "Long-lived integration")["id"]
     created = factories.api_key(api, owner, ["issues:read"], expires_at="2099-01-02T03:04:05.678Z")

@@ -257,6 +257,27 @@ def test_a_request_that_runs_over_the_time_out_is_stopped(
     assert quick.status == 200
 
 
+def test_a_compiled_read_over_the_time_out_is_run_once_and_keeps_its_rate_limit(
+    impatient_server: RunningServer,
+) -> None:
+    workspace = make_workspace(impatient_server)
+    api = workspace.client()
+    compiled_read = "{ issues(first: 1) { totalCount } }"
+
+    first = api(compiled_read)  # the key is looked up, then the statement runs over
+    counter = impatient_server.statements
+    counter.reset()
+    second = api(compiled_read)  # the key is remembered: its one statement runs over
+
+    for answer in (first, second):
+        assert answer.status == 503 and answer.codes == ["TIMEOUT"], answer.body
+    remaining = [int(answer.headers["x-ratelimit-remaining"]) for answer in (first, second)]
+    assert remaining[1] == remaining[0] - 1
+    # Not run again after a lookup. (A time-out this short may stop it before it is sent.)
+    ran = counter.of_requests()
+    assert len(ran) <= 1 and all("issues" in s for s in ran), counter.statements
+
+
 def test_the_contract_example_costs_2151_on_the_real_schema(api: GraphQLClient) -> None:
     answer = api(
         "{ issues(first: 50) { edges { node { messages(first: 20) "

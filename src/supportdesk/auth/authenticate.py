@@ -2,17 +2,20 @@
 
 The header is parsed and the secret's shape and checksum checked before any database
 work; a well-formed key then costs one indexed statement, which also brings the
-workspace and machine user the rest of the request needs. Nothing is cached, so a
-revocation or an expiry holds on the very next request in every process.
+workspace and machine user the rest of the request needs. A process remembers the
+keys it has authenticated (`KnownKeys`: who a key is never changes), but never whether
+one is still active: a request answered for a remembered key runs its statement only
+while `still_active` holds in it, so a revocation or an expiry holds on the very next
+request in every process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, or_, select, update
+from sqlalchemy import ColumnElement, Select, bindparam, or_, select, update
 
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
 from supportdesk.auth.principal import Principal
@@ -97,13 +100,17 @@ def bearer_secret(authorization: Sequence[str]) -> str:
     return secret
 
 
+def bearer_hash(authorization: Sequence[str]) -> str:
+    """The hash of the request's secret (`bearer_secret`), as keys are stored and known."""
+    return hash_secret(bearer_secret(authorization))
+
+
 async def authenticate(
-    db: Database, authorization: Sequence[str], at: datetime
+    db: Database, secret_hash: str, at: datetime, known: KnownKeys | None = None
 ) -> tuple[Principal, datetime | None]:
-    """The principal of an active key, and when the key was last recorded as used;
-    `authorization` holds the values of every Authorization header of the request."""
-    secret = bearer_secret(authorization)
-    rows = await db.fetch(_LOOKUP, secret_hash=hash_secret(secret))
+    """The principal of the active key whose secret has this hash (`bearer_hash`), and
+    when the key was last recorded as used. An active key is remembered in `known`."""
+    rows = await db.fetch(_LOOKUP, secret_hash=secret_hash)
     if not rows:
         raise AuthenticationFailed("invalid")
     row = rows[0]
@@ -122,7 +129,55 @@ async def authenticate(
         machine_user_id=row.machine_user_id,
         machine_user_name=row.machine_user_name,
     )
+    if known is not None:
+        known.remember(secret_hash, principal, row.last_used_at)
     return principal, row.last_used_at
+
+
+def still_active(statement: Select[Any]) -> Select[Any]:
+    """`statement`'s single value, read only while the key of the bound `key_id` (in the
+    bound `workspace_id`) is neither revoked nor expired at the bound `key_checked_at`: no
+    row otherwise. A statement answered for a remembered key checks the key itself."""
+    key_is_active: ColumnElement[bool] = (
+        (api_keys.c.workspace_id == bindparam("workspace_id"))
+        & (api_keys.c.id == bindparam("key_id"))
+        & api_keys.c.revoked_at.is_(None)
+        & or_(
+            api_keys.c.expires_at.is_(None),
+            api_keys.c.expires_at > bindparam("key_checked_at", type_=api_keys.c.expires_at.type),
+        )
+    )
+    return select(statement.scalar_subquery()).select_from(api_keys).where(key_is_active)
+
+
+def key_check_parameters(principal: Principal, at: datetime) -> dict[str, Any]:
+    """The values `still_active` binds, besides the workspace's."""
+    return {"key_id": principal.key_id, "key_checked_at": at}
+
+
+class KnownKeys:
+    """The keys this process has authenticated, by the hash of their secret: who each is,
+    and when it was last recorded as used. Bounded: the first remembered goes first (and
+    is remembered again at its next lookup)."""
+
+    LIMIT = 10_000
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[Principal, datetime | None]] = {}
+
+    def remember(
+        self, secret_hash: str, principal: Principal, last_used_at: datetime | None
+    ) -> None:
+        self._known[secret_hash] = (principal, last_used_at)
+        if len(self._known) > self.LIMIT:
+            del self._known[next(iter(self._known))]
+
+    def get(self, secret_hash: str) -> tuple[Principal, datetime | None] | None:
+        """A remembered key's principal and last use."""
+        return self._known.get(secret_hash)
+
+    def forget(self, secret_hash: str) -> None:
+        self._known.pop(secret_hash, None)
 
 
 def needs_last_used_write(last_used_at: datetime | None, at: datetime) -> bool:

@@ -43,6 +43,7 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
+from supportdesk.auth.authenticate import key_check_parameters
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
 from supportdesk.db.answers import MAX_KEYS
@@ -392,6 +393,7 @@ class CompiledReads:
         bound = _Bound()
         bound.parameters["workspace_id"] = context.workspace_id
         bound.parameters.update(context.cursors.signing_parameters())
+        bound.parameters.update(key_check_parameters(context.principal, context.now))
         root_values: dict[str, Any] = {}
         for index, argued in enumerate(root.argued):
             values = get_argument_values(argued.definition, argued.node, variable_values)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
+from typing import NamedTuple
 
 from starlette.requests import Request
 
 from supportdesk.auth.authenticate import (
     LAST_USED_RESOLUTION,
     AuthenticationFailed,
+    KnownKeys,
     authenticate,
+    bearer_hash,
     needs_last_used_write,
     record_last_used,
 )
@@ -20,10 +23,35 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.domain.clock import now
 from supportdesk.http.access_log import AccessRecord, access_record
-from supportdesk.http.rate_limit import RateLimiter
+from supportdesk.http.rate_limit import RateLimiter, Verdict
 from supportdesk.http.requests import HttpProblem
 
-# Past this many remembered keys, the ones older than a minute are forgotten.
+
+class Bearer(NamedTuple):
+    """The request's key as its Authorization header gives it, read once: the hash of its
+    secret, or why there is none."""
+
+    secret_hash: str | None
+    failure: AuthenticationFailed | None
+
+    @classmethod
+    def of(cls, request: Request) -> Bearer:
+        try:
+            return cls(bearer_hash(request.headers.getlist("authorization")), None)
+        except AuthenticationFailed as failure:
+            return cls(None, failure)
+
+
+class Remembered(NamedTuple):
+    """A request's key that this process has authenticated before, and the token taken."""
+
+    secret_hash: str
+    principal: Principal
+    last_used_at: datetime | None
+    verdict: Verdict
+
+
+# Past this many keys with a lastUsedAt write scheduled, those older than a minute are dropped.
 _SCHEDULED_PRUNE_AT = 10_000
 
 
@@ -33,24 +61,58 @@ class Admission:
         self.limiter = limiter
         self._background: set[asyncio.Task[None]] = set()
         self._last_used_scheduled: dict[str, datetime] = {}
+        self.known = KnownKeys()
 
-    async def admit(self, request: Request) -> tuple[Principal, dict[str, str]]:
+    async def admit(
+        self, request: Request, bearer: Bearer | None = None, spent: Verdict | None = None
+    ) -> tuple[Principal, dict[str, str]]:
         """The caller's principal and the rate-limit headers for every answer from here on;
-        raises HttpProblem (401, 429) otherwise."""
-        principal = await self._authenticate(request)
+        raises HttpProblem (401, 429) otherwise. `spent` is the token this request already
+        took (`admit_known`), which it does not take twice."""
+        principal = await self._authenticate(request, bearer or Bearer.of(request))
         record = access_record(request.scope)
         record.key_prefix = principal.key_prefix
         record.workspace = principal.workspace_id
-        return principal, await self._spend_token(principal, record)
+        return principal, self._verdict(spent or await self.spend(principal), record)
 
-    async def _authenticate(self, request: Request) -> Principal:
+    async def admit_known(self, bearer: Bearer) -> Remembered | None:
+        """For a key this process has authenticated before: its principal, not yet known to
+        be still active (the request's statements must check that, or `admit` the request),
+        and its token of the rate limit. None for any other key."""
+        if bearer.secret_hash is None:
+            return None
+        found = self.known.get(bearer.secret_hash)
+        if found is None:
+            return None
+        principal, last_used_at = found
+        return Remembered(bearer.secret_hash, principal, last_used_at, await self.spend(principal))
+
+    def forget(self, remembered: Remembered) -> None:
+        """The remembered key was revoked or expired (or is gone)."""
+        self.known.forget(remembered.secret_hash)
+
+    def admitted(self, request: Request, remembered: Remembered) -> dict[str, str]:
+        """The rate-limit headers of a remembered key whose statements found it active."""
+        principal = remembered.principal
+        record = access_record(request.scope)
+        record.key_prefix = principal.key_prefix
+        record.workspace = principal.workspace_id
+        request.state.principal = principal
+        headers = self._verdict(remembered.verdict, record)
+        self._note_use(request.app.state.db, principal, remembered.last_used_at, now())
+        return headers
+
+    async def _authenticate(self, request: Request, bearer: Bearer) -> Principal:
         db: Database = request.app.state.db
         moment = now()
         try:
-            principal, last_used_at = await authenticate(
-                db, request.headers.getlist("authorization"), moment
-            )
+            if bearer.failure is not None:
+                raise bearer.failure
+            assert bearer.secret_hash is not None
+            principal, last_used_at = await authenticate(db, bearer.secret_hash, moment, self.known)
         except AuthenticationFailed as failure:
+            if bearer.secret_hash is not None:
+                self.known.forget(bearer.secret_hash)
             await self._count_failure(request)
             raise HttpProblem(
                 401,
@@ -102,9 +164,15 @@ class Admission:
                 retryAfter=verdict.retry_after,
             )
 
-    async def _spend_token(self, principal: Principal, record: AccessRecord) -> dict[str, str]:
-        limit = self.settings.rate_limit_per_minute
-        verdict = await self.limiter.take(f"key:{principal.key_id}", limit)
+    async def spend(self, principal: Principal) -> Verdict:
+        """One token of the key's rate limit."""
+        return await self.limiter.take(
+            f"key:{principal.key_id}", self.settings.rate_limit_per_minute
+        )
+
+    def _verdict(self, verdict: Verdict, record: AccessRecord) -> dict[str, str]:
+        """The rate-limit headers of an allowed request; raises HttpProblem (429) otherwise."""
+        limit = verdict.limit
         if not verdict.allowed:
             record.rate_limited_by = "key"
             raise HttpProblem(

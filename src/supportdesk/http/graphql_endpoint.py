@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import orjson
@@ -21,13 +21,14 @@ from supportdesk.auth.principal import Principal
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
 from supportdesk.db.deadline import DeadlinePassed, statements_within
+from supportdesk.domain.answers.roots import KeyNoLongerActive
 from supportdesk.domain.clock import now
 from supportdesk.domain.pagination import Cursors
 from supportdesk.graphql.compiled import CompiledReads, Plan
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.documents import DocumentRunner, RequestError
+from supportdesk.graphql.documents import DocumentRunner, Operation, Prepared, RequestError
 from supportdesk.http.access_log import access_record
-from supportdesk.http.admission import Admission
+from supportdesk.http.admission import Admission, Bearer, Remembered
 from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import (
     GRAPHQL_RESPONSE,
@@ -80,6 +81,40 @@ def _refuses_compiled(payload: GraphQLRequest) -> bool:
     return bool(payload.extensions and payload.extensions.get("compiled") is False)
 
 
+class _Body:
+    """The request's GraphQL payload, read once: kept, or the problem reading it raised, so
+    that a request read before its key is looked up still answers in the order of checks."""
+
+    def __init__(self, request: Request, max_body_bytes: int) -> None:
+        self._request = request
+        self._max_body_bytes = max_body_bytes
+        self._read: GraphQLRequest | HttpProblem | None = None
+
+    async def read(self) -> GraphQLRequest:
+        if self._read is None:
+            request = self._request
+            try:
+                self._read = await (
+                    read_get(request)
+                    if request.method == "GET"
+                    else read_post(request, self._max_body_bytes)
+                )
+            except HttpProblem as problem:
+                self._read = problem
+        if isinstance(self._read, HttpProblem):
+            raise self._read
+        return self._read
+
+
+@dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object
+class _Prepared:
+    prepared: Prepared
+    operation: Operation
+    cost: int
+    context: Context
+    plan: Plan | None
+
+
 class GraphQLEndpoint:
     def __init__(
         self,
@@ -115,63 +150,123 @@ class GraphQLEndpoint:
                     "Use POST (or GET for queries).",
                     {"Allow": "GET, POST"},
                 )
-            principal, rate_limit_headers = await self.admission.admit(request)
+            body = _Body(request, self.settings.max_body_bytes)
+            bearer = Bearer.of(request)
+            remembered = await self.admission.admit_known(bearer) if self.compiled else None
+            ready = None
+            if remembered is not None:
+                answered, ready = await self._answer_remembered(request, body, remembered, reply)
+                if answered is not None:
+                    return answered
+            spent = remembered.verdict if remembered is not None else None
+            principal, rate_limit_headers = await self.admission.admit(request, bearer, spent)
             reply.headers.update(rate_limit_headers)
-            payload = await (
-                read_get(request)
-                if request.method == "GET"
-                else read_post(request, self.settings.max_body_bytes)
-            )
-            return await self._execute(request, payload, principal, reply)
+            return await self._execute(request, await body.read(), principal, reply, ready)
         except HttpProblem as problem:
             return reply(problem.body, problem.status, problem.headers)
 
+    async def _answer_remembered(
+        self, request: Request, body: _Body, remembered: Remembered, reply: Reply
+    ) -> tuple[Response | None, _Prepared | None]:
+        """The compiled answer for a key this process has authenticated before, whose
+        statements check that it is still active. Otherwise no answer: the request needs
+        its key looked up first (it is not answered compiled, the key is no longer active,
+        or its rate limit is spent, which a revoked key answers with 401), with what was
+        prepared of it for the executor, if anything."""
+        if not remembered.verdict.allowed:
+            return None, None
+        try:
+            payload = await body.read()
+            ready = await self._prepared(request, payload, remembered.principal)
+        except (HttpProblem, RequestError):
+            return None, None  # answered in the order of checks once the key is looked up
+        if ready.plan is None:
+            return None, ready
+        try:
+            # A time-out is answered from here (503): running the statement again would
+            # take as long, and it could not tell whether the key is still active either.
+            answer = await self._in_time(self._compiled_answer(ready, payload))
+        except KeyNoLongerActive:
+            self.admission.forget(remembered)
+            return None, None
+        except HttpProblem:
+            reply.headers.update(remembered.verdict.headers())
+            raise
+        if answer is None:
+            return None, replace(ready, plan=None)
+        reply.headers.update(self.admission.admitted(request, remembered))
+        access_record(request.scope).compiled = True
+        return reply.raw(answer), None
+
+    async def _prepared(
+        self, request: Request, payload: GraphQLRequest, principal: Principal
+    ) -> _Prepared:
+        """The request's document, operation, cost and context, and the plan that answers
+        it compiled (None when the executor must answer); raises RequestError."""
+        record = access_record(request.scope)
+        prepared = self.executor.prepare(payload.query)
+        operation = prepared.operation(payload.operation_name)
+        record.operation = operation.name[:100] if operation.name else None
+        record.operation_type = operation.node.operation.value
+        mutation = operation.is_mutation
+        if request.method == "GET" and mutation:
+            raise HttpProblem(
+                405,
+                "METHOD_NOT_ALLOWED",
+                "Mutations must be sent with POST.",
+                {"Allow": "POST"},
+            )
+        cost = record.cost = self.executor.cost(operation, payload.variables)
+        if not mutation:
+            record.compiled = False
+        context = Context(
+            db=request.app.state.db,
+            principal=principal,
+            request_id=request.state.request_id,
+            now=now(),
+            cursors=Cursors(await self.cursor_key(), principal.workspace_id),
+            client_ip=request.client.host if request.client else None,
+            webhooks=request.app.state.webhooks,
+        )
+        plan = (
+            self.compiled.plan(prepared.answer_plans, prepared.fragments, operation.node, principal)
+            if self.compiled is not None and not mutation and not _refuses_compiled(payload)
+            else None
+        )
+        if plan is not None:
+            self.executor.check_variables(payload.variables, cost)
+        return _Prepared(prepared, operation, cost, context, plan)
+
     async def _execute(
-        self, request: Request, payload: GraphQLRequest, principal: Principal, reply: Reply
+        self,
+        request: Request,
+        payload: GraphQLRequest,
+        principal: Principal,
+        reply: Reply,
+        ready: _Prepared | None = None,
     ) -> Response:
+        """The answer, compiled or the executor's; `ready` is what was prepared of the
+        request before its key was looked up, for the same key."""
         record = access_record(request.scope)
         try:
-            prepared = self.executor.prepare(payload.query)
-            operation = prepared.operation(payload.operation_name)
-            record.operation = operation.name[:100] if operation.name else None
-            record.operation_type = operation.node.operation.value
-            mutation = operation.is_mutation
-            if request.method == "GET" and mutation:
-                raise HttpProblem(
-                    405,
-                    "METHOD_NOT_ALLOWED",
-                    "Mutations must be sent with POST.",
-                    {"Allow": "POST"},
-                )
-            cost = record.cost = self.executor.cost(operation, payload.variables)
-            context = Context(
-                db=request.app.state.db,
-                principal=principal,
-                request_id=request.state.request_id,
-                now=now(),
-                cursors=Cursors(await self.cursor_key(), principal.workspace_id),
-                client_ip=request.client.host if request.client else None,
-                webhooks=request.app.state.webhooks,
-            )
-            plan = (
-                self.compiled.plan(
-                    prepared.answer_plans, prepared.fragments, operation.node, principal
-                )
-                if self.compiled is not None and not mutation and not _refuses_compiled(payload)
-                else None
-            )
-            if not mutation:
-                record.compiled = False
-            if plan is not None:
-                self.executor.check_variables(payload.variables, cost)
-                answer = await self._in_time(self._compiled_answer(plan, payload, context, cost))
+            if ready is None:
+                ready = await self._prepared(request, payload, principal)
+            else:
+                ready.context.principal = principal
+            if ready.plan is not None:
+                try:
+                    answer = await self._in_time(self._compiled_answer(ready, payload))
+                except KeyNoLongerActive:
+                    answer = None  # revoked since the lookup: answered as before it
                 if answer is not None:
                     record.compiled = True
                     return reply.raw(answer)
             body = await self._in_time(
-                self.executor.run(prepared, operation, payload.variables, context, cost)
+                self.executor.run(
+                    ready.prepared, ready.operation, payload.variables, ready.context, ready.cost
+                )
             )
-            if not mutation and _asks_whether_compiled(payload):
+            if not ready.operation.is_mutation and _asks_whether_compiled(payload):
                 body["extensions"]["compiled"] = False
         except RequestError as error:
             if error.extensions and "cost" in error.extensions:
@@ -181,15 +276,13 @@ class GraphQLEndpoint:
             return reply(error.body, status)
         return reply(body)
 
-    async def _compiled_answer(
-        self, plan: Plan, payload: GraphQLRequest, context: Context, cost: int
-    ) -> bytes | None:
+    async def _compiled_answer(self, ready: _Prepared, payload: GraphQLRequest) -> bytes | None:
         """The whole body of a compiled answer, or None when the executor must answer."""
-        assert self.compiled is not None
-        data = await self.compiled.answer(plan, payload.variables, context)
+        assert self.compiled is not None and ready.plan is not None
+        data = await self.compiled.answer(ready.plan, payload.variables, ready.context)
         if data is None:
             return None
-        extensions = self.executor.cost_extensions(cost)
+        extensions = self.executor.cost_extensions(ready.cost)
         if _asks_whether_compiled(payload):
             extensions["compiled"] = True
         return b'{"data":' + data + b',"extensions":' + orjson.dumps(extensions) + b"}"

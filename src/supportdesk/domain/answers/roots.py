@@ -1,5 +1,8 @@
 """The statements of compiled root fields: one statement per root field, whose single
-row and column is the field's JSON as text (or no row, or null, when there is nothing)."""
+row and column is the field's JSON as text (null when there is nothing). Each statement
+also checks that the key asking is still active (`still_active`): no row when it is not,
+so a request answered for a key the process remembers needs no statement of its own to
+authenticate."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Any
 from sqlalchemy import BindParameter, Select, bindparam, select
 from sqlalchemy.exc import DBAPIError
 
+from supportdesk.auth.authenticate import still_active
 from supportdesk.db import Database
 from supportdesk.db.answers import as_text, too_deep
 from supportdesk.db.direct import Compiled
@@ -43,10 +47,11 @@ def single_statement(root: str, picked: Picked, given: Given) -> Select[Any]:
     the bound `workspace_id`."""
     type_name, column, argument = SINGLE_ROOTS[root]
     row = TABLES[type_name].alias("root")
-    return select(as_text(object_json(type_name, picked.only(), row, given))).where(
+    found = select(as_text(object_json(type_name, picked.only(), row, given))).where(
         row.c.workspace_id == bindparam("workspace_id"),
         row.c[column] == bindparam(argument_name(picked.number, argument)),
     )
+    return still_active(found)
 
 
 # The list root fields a compiled answer covers (each read as its resolver reads it).
@@ -98,7 +103,7 @@ class SingleAnswer:
             rows = await db.fetch_compiled(compiled, **parameters)
         except DBAPIError as error:
             return _refused(error)
-        return rows[0][0] if rows else None
+        return _answer_of(rows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +151,7 @@ class ListAnswer:
             found = await db.fetch_compiled(compiled, **values)
         except DBAPIError as error:
             return _refused(error)
-        return found[0][0] if found else None
+        return _answer_of(found)
 
     def _compile(
         self, db: Database, given: Given, read: ListRead, binds: tuple[BindParameter[Any], ...]
@@ -154,7 +159,9 @@ class ListAnswer:
         children = Children(
             read.type_name, read.rows, read.count.scalar_subquery(), read.descending, paged=True
         )
-        statement = select(as_text(connection_json(self.picked, children, None, given)))
+        statement = still_active(
+            select(as_text(connection_json(self.picked, children, None, given)))
+        )
         try:
             compiled = db.compile(statement)
         except ValueError:  # a parameter written into the SQL (a search's workspace)
@@ -207,6 +214,17 @@ def article_list(workspace_id: str, page: PageRequest, where: ArticleFilter) -> 
         article_queries.page_statement(workspace_id, page, where),
         article_queries.count_statement(workspace_id, where),
     )
+
+
+class KeyNoLongerActive(Exception):
+    """The key asking was revoked or expired (or is gone) when the statement ran."""
+
+
+def _answer_of(rows: list[tuple[Any, ...]]) -> str | None:
+    if not rows:
+        raise KeyNoLongerActive
+    answer: str | None = rows[0][0]
+    return answer
 
 
 class AnswerTooDeep(Exception):
