@@ -78,9 +78,15 @@ class StatementCounter:
         self.statements.clear()
 
     def of_requests(self) -> list[str]:
-        """What requests ran: all but the background lastUsedAt writes, which run after an
-        answer and so may land after a reset, in the next request's count."""
-        return [s for s in self.statements if not s.startswith("UPDATE api_keys SET last_used_at")]
+        """What requests ran, for counting reads: all but the background lastUsedAt writes,
+        which run after an answer and so may land after a reset, in the next request's
+        count, and but the BEGIN and COMMIT around them (a read runs in no transaction)."""
+        return [
+            s
+            for s in self.statements
+            if not s.startswith("UPDATE api_keys SET last_used_at")
+            and s.strip().upper() not in ("BEGIN", "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
+        ]
 
 
 TEST_POOL_SIZE = 3
