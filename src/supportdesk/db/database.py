@@ -146,8 +146,8 @@ class Database:
         """The most connections of each pool a `Database(url, pool_size)` opens, named as in
         `watch_pools`. PostgreSQL: the shared pool (writes, and reads through SQLAlchemy)
         keeps `pool_size` and opens as many again in overflow under bursts; the direct reads
-        have an asyncpg pool of `pool_size`. SQLite: one writer and `pool_size` readers (the
-        direct reads keep one connection per thread, outside any pool)."""
+        open at most `pool_size` asyncpg connections. SQLite: one writer and `pool_size`
+        readers (the direct reads keep one connection per thread, outside any pool)."""
         if make_url(url).get_backend_name() == "sqlite":
             return {"writer": 1, "reader": pool_size}
         return {"shared": 2 * pool_size, "direct": pool_size}
