@@ -8,10 +8,17 @@ keys are named by their prefix only.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+import math
+import time
 from typing import Any
 
 import orjson
+
+# Nothing we log names its thread or its multiprocessing process, and finding them out is
+# a fifth of what a log record costs to make: every request writes one (the access log).
+# Set on import, which uvicorn's dictConfig does in each worker through our formatters.
+logging.logThreads = False
+logging.logMultiprocessing = False
 
 # A runaway recursion formats into a traceback of over 100 KB; one line of the log should
 # not. The outermost frames say where the request entered, the innermost what failed.
@@ -30,13 +37,38 @@ def short_traceback(text: str) -> str:
     )
 
 
+class _UtcSeconds:
+    """`created` as ISO 8601 in UTC, to the millisecond: what
+    `datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")` gives, at a
+    quarter of its cost, the date and time of the current second being kept."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._text = ""
+
+    def __call__(self, created: float) -> str:
+        # Rounded to the microsecond first, as datetime does, then cut to the millisecond.
+        fraction, whole = math.modf(created)
+        micro = round(fraction * 1_000_000)
+        second = int(whole) + micro // 1_000_000
+        micro %= 1_000_000
+        if second != self._second:
+            self._text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = second
+        return f"{self._text}.{micro // 1000:03d}+00:00"
+
+
 class JsonFormatter(logging.Formatter):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._timestamp = _UtcSeconds()
+
     def formatException(self, ei: Any) -> str:
         return short_traceback(super().formatException(ei))
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "time": self._timestamp(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
