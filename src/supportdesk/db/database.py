@@ -208,9 +208,12 @@ class Database:
         """One write transaction: committed when the block ends, rolled back on error."""
         if isinstance(self.writer, AsyncEngine):
             async with self.writer.begin() as pooled:
-                connection: Connection = PooledConnection(pooled, self.direct, True)
+                pooled_connection = PooledConnection(pooled, self.direct, True)
+                connection: Connection = pooled_connection
                 try:
                     yield connection
+                    # The writes still waiting (`Connection.write`), then the COMMIT.
+                    await pooled_connection.send_waiting()
                 finally:
                     queued = take_mark(connection)
         else:

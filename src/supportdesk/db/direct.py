@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -253,6 +255,33 @@ class SqliteReader:
         self._local = threading.local()
 
 
+_POSITIONAL = re.compile(r"\$(\d+)")
+# The most rows of waiting writes sent as one statement: enough for a new issue with its
+# message and events; a bulk change's many rows go in one call per statement instead.
+TOGETHER_AT_MOST = 6
+
+
+def _moved(found: re.Match[str], offset: int) -> str:
+    return f"${int(found.group(1)) + offset}"
+
+
+def together(parts: Sequence[Compiled]) -> Compiled:
+    """PostgreSQL writes as one statement: `WITH w1 AS (first), ... last`, each part's
+    positional parameters ($1, $2, ...) moved past those of the parts before it. Its
+    arguments are the parts' arguments in order; it reads no rows."""
+    sections = []
+    offset = 0
+    for part in parts:
+        numbers = {int(found) for found in _POSITIONAL.findall(part.sql)}
+        if numbers != set(range(1, len(part.names) + 1)):
+            raise ValueError(f"not a statement of numbered parameters: {part.sql}")
+        sections.append(_POSITIONAL.sub(partial(_moved, offset=offset), part.sql))
+        offset += len(part.names)
+    *withs, last = sections
+    heads = ", ".join(f"w{index} AS ({sql})" for index, sql in enumerate(withs, 1))
+    return Compiled(f"WITH {heads} {last}", (), (), (), {})
+
+
 # The readiness ping: no parameters, no type processing.
 _PING = Compiled("SELECT 1", (), (), (), {})
 
@@ -280,6 +309,8 @@ class DirectReads:
         self.observers: list[Callable[[str], None]] = []
         self.around: Callable[[str], AbstractContextManager[object]] | None = None
         self._compiled: dict[Any, tuple[DirectStatement, Compiled]] = {}
+        # Writes sent together, by the identities of their compilations (kept above).
+        self._together: dict[tuple[int, ...], Compiled] = {}
 
     def compiled(
         self, statement: DirectStatement, parameters: Mapping[str, Any] | None = None
@@ -310,9 +341,43 @@ class DirectReads:
         self, compiled: Compiled, parameters: Mapping[str, Any], connection: Any = None
     ) -> list[tuple[Any, ...]]:
         """`rows` for a statement its caller compiled (`Compiled.of`) and keeps."""
+        return await self._send(compiled, compiled.arguments(parameters), connection)
+
+    async def run_together(
+        self,
+        writes: Sequence[tuple[DirectStatement, Sequence[Mapping[str, Any]]]],
+        connection: Any,
+    ) -> None:
+        """Writes whose rows nobody reads (a statement and its parameter sets), on a
+        transaction's driver connection. On PostgreSQL up to TOGETHER_AT_MOST rows go as one
+        statement, each but the last a data-modifying WITH (`together`); they must not
+        touch the same rows, as they run in no set order. More go one write at a time."""
+        rows = [(statement, row) for statement, sets in writes for row in sets]
+        if len(rows) > TOGETHER_AT_MOST or len(writes) == len(rows) == 1:
+            for statement, sets in writes:
+                await self.run_many(statement, sets, connection)
+            return
+        parts = [self.compiled(statement, parameters) for statement, parameters in rows]
+        if self.dialect.name != "postgresql":
+            for part, (_, parameters) in zip(parts, rows, strict=True):
+                await self._send(part, part.arguments(parameters), connection)
+            return
+        key = tuple(id(part) for part in parts)
+        fused = self._together.get(key)
+        if fused is None:
+            fused = self._together[key] = together(parts)
+        arguments = [
+            argument
+            for part, (_, parameters) in zip(parts, rows, strict=True)
+            for argument in part.arguments(parameters)
+        ]
+        await self._send(fused, arguments, connection)
+
+    async def _send(
+        self, compiled: Compiled, arguments: list[Any], connection: Any
+    ) -> list[tuple[Any, ...]]:
         for observe in self.observers:
             observe(compiled.sql)
-        arguments = compiled.arguments(parameters)
         deadline.check()
         try:
             if self.around is None:

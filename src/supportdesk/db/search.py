@@ -205,7 +205,7 @@ class SearchIndex:
             await self.add(connection, [entry])
             return
         texts = {f"index_{f.name}": text for f, text in zip(self.fields, entry.texts, strict=True)}
-        await connection.rows(self._insert_with_vector(frozenset(row)), {**row, **texts})
+        await connection.write(self._insert_with_vector(frozenset(row)), {**row, **texts})
 
     async def remove(self, connection: Connection, entries: Sequence[SearchEntry]) -> None:
         """Take rows out of the index; each entry holds the texts it was indexed with."""

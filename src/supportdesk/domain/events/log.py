@@ -184,7 +184,8 @@ async def record_events(
         )
         for offset, (kind, data) in enumerate(changes)
     ]
-    await connection.run_many(
+    # Sent with the transaction's next statement or its commit (`Connection.write`).
+    await connection.write_many(
         _INSERT_EVENT,
         [
             {
@@ -232,5 +233,5 @@ async def _queue_deliveries(
         if subscribes(event_types, event.type)
     ]
     if rows:
-        await connection.run_many(_INSERT_DELIVERY, rows)
+        await connection.write_many(_INSERT_DELIVERY, rows)
         mark_deliveries_waiting(connection)

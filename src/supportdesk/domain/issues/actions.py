@@ -216,7 +216,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             PUBLIC,
             moment,
         )
-        await connection.rows(_INSERT_MESSAGE, _message_row(message))
+        await connection.write(_INSERT_MESSAGE, _message_row(message))
         issue = Issue(
             issue_id,
             workspace_id,
