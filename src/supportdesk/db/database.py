@@ -18,7 +18,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractContextManager, asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -98,13 +98,29 @@ def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> Engine:
 
 
 class _Turns(threading.local):
-    """Per thread (so per event loop): the writer's lock and the readers' slots. A
-    connection is taken from its pool only once a turn is held, so the pool's own
-    (blocking) wait is never reached."""
+    """Per thread (so per event loop): SQLite's writer's lock and readers' slots, and
+    PostgreSQL's turns of a workspace's writers. A connection is taken from its pool only
+    once a turn is held, so the pool's own (blocking) wait is never reached."""
 
     def __init__(self, readers: int) -> None:
         self.write = asyncio.Lock()
         self.read = asyncio.Semaphore(readers)
+        # PostgreSQL: a lock per workspace whose writers are waiting or writing.
+        self.workspaces: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def of_workspace(self, workspace_id: str) -> AsyncIterator[None]:
+        lock, users = self.workspaces.get(workspace_id, (asyncio.Lock(), 0))
+        self.workspaces[workspace_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self.workspaces[workspace_id]
+            if users == 1:
+                del self.workspaces[workspace_id]
+            else:
+                self.workspaces[workspace_id] = (lock, users - 1)
 
 
 class Database:
@@ -137,6 +153,7 @@ class Database:
             # The same pool; only the connection's autocommit flag differs while it is out.
             self.reader = self.writer.execution_options(isolation_level="AUTOCOMMIT")
             direct = PostgresReader(url, limits["direct"])
+            self._turns = _Turns(0)  # only the workspaces' turns (`transaction`)
         self.direct = DirectReads(direct, self.reader.dialect)
         # Called after a commit that queued webhook deliveries (db/outbox.py).
         self.delivery_listeners: list[Callable[[], None]] = []
@@ -204,10 +221,20 @@ class Database:
             self.direct.reader.watch = lambda delta: moved("direct", delta)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Connection]:
-        """One write transaction: committed when the block ends, rolled back on error."""
+    async def transaction(self, turn: str | None = None) -> AsyncIterator[Connection]:
+        """One write transaction: committed when the block ends, rolled back on error.
+
+        `turn`: the workspace whose row the transaction locks early (its ticket counter)
+        and holds to the commit. On PostgreSQL such writers of one workspace then take
+        turns in this process before they take a connection: queued on the row lock in
+        the database instead, 32 of them cost PostgreSQL more CPU than their writes
+        (createIssue: 2,203 against 1,030 µs per request with 8). SQLite's writers take
+        turns anyway."""
         if isinstance(self.writer, AsyncEngine):
-            async with self.writer.begin() as pooled:
+            async with (
+                self._turns.of_workspace(turn) if turn is not None else nullcontext(),
+                self.writer.begin() as pooled,
+            ):
                 pooled_connection = PooledConnection(pooled, self.direct, True)
                 connection: Connection = pooled_connection
                 try:

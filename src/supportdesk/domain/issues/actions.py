@@ -164,7 +164,8 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
     assert email is not None
     moment = now()
     issue_id = new_id("Issue", moment)
-    async with db.transaction() as connection:
+    # The workspace's row is locked from the ticket number, the second statement, on.
+    async with db.transaction(turn=workspace_id) as connection:
         if key is not None:
             fingerprint = idempotency.request_hash(
                 {
