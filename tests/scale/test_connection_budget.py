@@ -3,8 +3,9 @@ connections PostgreSQL sees (`pg_stat_activity`) peak at exactly what the sizing
 counts for two workers (docs/deploy.md), and never more.
 
 Requests are fast, so a burst alone fills the pools only by chance. The test holds an
-ACCESS EXCLUSIVE lock on `issues` instead: each `createIssue` then waits inside its
-transaction on a connection of the shared pool, and each `issueByNumber` waits on a
+ACCESS EXCLUSIVE lock on `issues` instead: each `replyToIssue` then waits inside its
+transaction on a connection of the shared pool (not `createIssue`: a worker's createIssues
+of one workspace take turns before they take a connection), and each `issueByNumber` waits on a
 connection of the direct reads' pool, for as long as the test likes. Writes go first: a
 worker whose direct pool is full of waiting reads cannot look up the key of a new request,
 so its writes would never reach the shared pool. Past each pool's limit, more requests are
@@ -43,7 +44,9 @@ MOST_UNTIL_FULL = 40
 PHASE_SECONDS = 20.0
 
 CREATE = """mutation Create($input: CreateIssueInput!) {
-  createIssue(input: $input) { issue { ticketNumber } error { code } } }"""
+  createIssue(input: $input) { issue { id ticketNumber } error { code } } }"""
+REPLY = """mutation Reply($input: ReplyToIssueInput!) {
+  replyToIssue(input: $input) { issue { messageCount } error { code } } }"""
 READ = "{ issueByNumber(ticketNumber: 1) { ticketNumber } }"
 # The served database's client connections, the test's own lock holder left out; `waiting`
 # are those waiting on a lock.
@@ -146,6 +149,13 @@ class Load:
     def read(self) -> None:
         self.send({"query": READ})
 
+    def reply_to(self, issue_id: str) -> Callable[[], None]:
+        def reply() -> None:
+            variables = {"input": {"issueId": issue_id, "body": f"Reply {len(self.sent)}"}}
+            self.send({"query": REPLY, "variables": variables})
+
+        return reply
+
     async def send_until(
         self, send: Callable[[], None], sampler: Sampler, reached: Callable[[int, int], bool]
     ) -> None:
@@ -174,8 +184,9 @@ async def _fill_every_pool(
 ) -> tuple[Sampler, list[httpx.Response]]:
     database = served.database_url.rsplit("/", 1)[1]
     load = Load(served)
-    load.create()  # issue 1, for the reads
-    await load.answers()
+    load.create()  # issue 1, for the reads and the replies
+    [created] = await load.answers()
+    issue_id = created.json()["data"]["createIssue"]["issue"]["id"]
     load = Load(served)
     holder = await asyncpg.connect(served.database_url)
     sampler = Sampler(database, holder.get_server_pid())
@@ -185,7 +196,8 @@ async def _fill_every_pool(
         await lock.start()
         await holder.execute("LOCK TABLE issues IN ACCESS EXCLUSIVE MODE")
         shared = WORKERS * limits["shared"]
-        await load.send_until(load.create, sampler, lambda _, waiting: waiting >= shared)
+        reply = load.reply_to(issue_id)
+        await load.send_until(reply, sampler, lambda _, waiting: waiting >= shared)
         everything = WORKERS * sum(limits.values())
         await load.send_until(load.read, sampler, lambda count, _: count >= everything)
         # Time for the requests sent beyond the limits to reach their pools.

@@ -344,7 +344,8 @@ def test_a_process_killed_between_an_issue_and_its_first_message_leaves_neither(
     cluster: Cluster,
 ) -> None:
     """The crash at the worst moment, made certain: the test locks the messages table, so a
-    createIssue stops after writing its issue row and before its first message; the process
+    createIssue stops inside its transaction, after its ticket number, at the statement
+    that writes its issue and its first message (one statement on PostgreSQL); the process
     dies there. The issue was never visible, and never is: its transaction dies with it."""
     if cluster.backend != "postgresql":
         pytest.skip("holding a writer between two statements needs PostgreSQL's table locks")
@@ -368,7 +369,7 @@ def test_a_process_killed_between_an_issue_and_its_first_message_leaves_neither(
             while not (
                 writer := await observer.fetchval(
                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                    " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO messages%'"
+                    " AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO messages%'"
                 )
             ):
                 assert time.monotonic() < deadline, "createIssue never reached its message"
