@@ -351,17 +351,13 @@ class DirectReads:
         """Writes whose rows nobody reads (a statement and its parameter sets), on a
         transaction's driver connection. On PostgreSQL up to TOGETHER_AT_MOST rows go as one
         statement, each but the last a data-modifying WITH (`together`); they must not
-        touch the same rows, as they run in no set order. More go one write at a time."""
+        touch the same rows, as they run in no set order. Otherwise one call per write."""
         rows = [(statement, row) for statement, sets in writes for row in sets]
-        if len(rows) > TOGETHER_AT_MOST or len(writes) == len(rows) == 1:
+        if self.dialect.name != "postgresql" or not 1 < len(rows) <= TOGETHER_AT_MOST:
             for statement, sets in writes:
                 await self.run_many(statement, sets, connection)
             return
         parts = [self.compiled(statement, parameters) for statement, parameters in rows]
-        if self.dialect.name != "postgresql":
-            for part, (_, parameters) in zip(parts, rows, strict=True):
-                await self._send(part, part.arguments(parameters), connection)
-            return
         key = tuple(id(part) for part in parts)
         fused = self._together.get(key)
         if fused is None:
