@@ -28,7 +28,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -58,9 +58,6 @@ class Compiled:
     results: tuple[tuple[int, Processor], ...]
     # Values the statement carries itself (e.g. SQLite's `OFFSET 0` after a LIMIT).
     fixed: dict[str, Any]
-    # Each bound parameter's name in `sql`, by the parameter object's identity: values of
-    # a statement built per request are passed by these (domain/answers/roots.py).
-    names_of_binds: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -90,7 +87,6 @@ class Compiled:
             tuple(processors.get(name) for name in names),
             tuple(results),
             fixed,
-            {id(bind): name for name, bind in compiled.binds.items()},
         )
 
     def arguments(self, parameters: Mapping[str, Any]) -> list[Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, func, or_
+from sqlalchemy import BindParameter, ColumnElement, bindparam, func, or_
 
 from supportdesk.domain.errors import InvalidArgument
 
@@ -27,7 +27,18 @@ def cleaned_query(query: str | None) -> str | None:
     return query.strip().lower()
 
 
-def any_contains(query: str, *columns: ColumnElement[str | None]) -> ColumnElement[bool]:
-    """True when one of `columns` contains `query` (already lowercased), ignoring case."""
-    pattern = contains_pattern(query)
+# The name a list binds its `contains_pattern` as (domain/lists.py).
+PATTERN = "list_pattern"
+
+
+def pattern_values(query: str | None) -> dict[str, str]:
+    """The bound value of `any_contains` for a list's `query`: none when it is blank."""
+    text = cleaned_query(query)
+    return {} if text is None else {PATTERN: contains_pattern(text)}
+
+
+def any_contains(*columns: ColumnElement[str | None]) -> ColumnElement[bool]:
+    """True when one of `columns` contains the query whose pattern is bound as PATTERN,
+    ignoring case."""
+    pattern: BindParameter[str] = bindparam(PATTERN)
     return or_(*(func.lower(column).like(pattern, escape=_ESCAPE) for column in columns))

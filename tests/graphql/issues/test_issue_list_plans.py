@@ -1,6 +1,6 @@
 """The issue list in update order reads ix_issues_updated (workspace_id, updated_at, id) in
 its order, bounded by the filter and the cursor: a poll costs what it returns, not what the
-workspace holds. The statements explained are the domain's own (`issues.list_statement`)."""
+workspace holds. The statements explained are the domain's own (`issues.list_query`)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from supportdesk.db.tables import issues as issues_table
 from supportdesk.domain import issues
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id
+from supportdesk.domain.lists import ListQuery
 from supportdesk.domain.pagination import PageRequest
 from tests.conftest import WorkspaceFixture, make_workspace
 from tests.graphql.issues.helpers import new_issue
@@ -103,9 +104,9 @@ def vars_of(issue: issues.Issue) -> dict[str, Any]:
 
 
 def plan_of(
-    workspace: WorkspaceFixture, statement: Select[Any], *, without_seq_scan: bool = False
+    workspace: WorkspaceFixture, query: ListQuery, *, without_seq_scan: bool = False
 ) -> str:
-    """The plan of `statement`; `without_seq_scan` (PostgreSQL) asks which index the planner
+    """The plan of the query's page; `without_seq_scan` (PostgreSQL) asks which index the planner
     starts from when a table is too big to read whole, whatever this table's size."""
 
     async def explain() -> str:
@@ -113,7 +114,7 @@ def plan_of(
             if without_seq_scan:
                 await connection.execute(text("SET enable_seqscan = off"))
             try:
-                rows = await connection.execute(Explain(statement))
+                rows = await connection.execute(Explain(query.rows), query.values)
                 return "\n".join(str(row[-1]) for row in rows)
             finally:
                 if without_seq_scan:
@@ -137,11 +138,11 @@ def test_a_poll_reads_the_update_index_in_its_order(
     short = 50 if order is issues.IssueOrder.UPDATED_ASC else ROWS - 50
     at = {"none": None, "inside the bounds": ROWS // 2, "short of the bound": short}[cursor]
     after = None if at is None else issues.cursor_key(seeded.made[at], order)
-    statement = issues.list_statement(workspace.id, PageRequest(25, after), where, order)
+    query = issues.list_query(workspace.id, PageRequest(25, after), where, order)
     # The scan starts at the cursor, unless the filter's bound is the tighter.
     cursor_bounds = cursor == "inside the bounds"
 
-    plan = plan_of(workspace, statement)
+    plan = plan_of(workspace, query)
 
     assert "ix_issues_updated" in plan, plan
     if workspace.server.db.is_sqlite:
@@ -161,11 +162,11 @@ def test_a_search_starts_from_the_full_text_index(
     it finds, not what the workspace holds."""
     workspace = seeded.workspace
     where = issues.IssueFilter(query="quokka", statuses=("new",))
-    statement = issues.list_statement(workspace.id, PageRequest(25, None), where, order)
+    query = issues.list_query(workspace.id, PageRequest(25, None), where, order)
 
     # A few thousand rows are cheap to read whole, and whether PostgreSQL does depends on
     # what the rest of the suite wrote; the question is which index a search starts from.
-    plan = plan_of(workspace, statement, without_seq_scan=not workspace.server.db.is_sqlite)
+    plan = plan_of(workspace, query, without_seq_scan=not workspace.server.db.is_sqlite)
 
     if workspace.server.db.is_sqlite:
         steps = [line for line in plan.splitlines() if line.startswith(("SCAN", "SEARCH"))]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Hashable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, bindparam, func, select
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
-from supportdesk.domain.matching import any_contains, cleaned_query
+from supportdesk.domain.lists import AFTER, PAGE_LIMIT, Kept, ListQuery, page_values
+from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -23,14 +24,45 @@ async def get_accounts(db: Database, workspace_id: str, ids: Sequence[str]) -> d
     return await _ACCOUNTS.fetch(db, workspace_id, ids)
 
 
-def _filtered(query: Select[Any], workspace_id: str, where: AccountFilter) -> Select[Any]:
-    query = query.where(accounts.c.workspace_id == workspace_id)
+def _filter_values(workspace_id: str, where: AccountFilter) -> dict[str, Any]:
+    values: dict[str, Any] = {"workspace_id": workspace_id}
     if where.domain is not None:
-        query = query.where(accounts.c.domain == where.domain.strip().lower())
-    text = cleaned_query(where.query)
-    if text is not None:
-        query = query.where(any_contains(text, accounts.c.name, accounts.c.domain))
+        values["list_domain"] = where.domain.strip().lower()
+    return {**values, **pattern_values(where.query)}
+
+
+def _filtered(query: Select[Any], names: Collection[str]) -> Select[Any]:
+    query = query.where(accounts.c.workspace_id == bindparam("workspace_id"))
+    if "list_domain" in names:
+        query = query.where(accounts.c.domain == bindparam("list_domain"))
+    if PATTERN in names:
+        query = query.where(any_contains(accounts.c.name, accounts.c.domain))
     return query
+
+
+def _statements(
+    paged: tuple[str, ...], counted: tuple[str, ...]
+) -> tuple[Select[Any], Select[Any]]:
+    rows = _filtered(select(*ACCOUNT_COLUMNS), paged)
+    if AFTER in paged:
+        rows = rows.where(accounts.c.id > bindparam(AFTER))
+    count = _filtered(select(func.count()).select_from(accounts), counted)
+    return rows.order_by(accounts.c.id).limit(PAGE_LIMIT), count
+
+
+_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(16)
+
+
+def list_query(workspace_id: str, page: PageRequest, where: AccountFilter) -> ListQuery:
+    """One page of the list in creation order (plus one row that says whether there is
+    more) and the count of what the filter matches."""
+    values = _filter_values(workspace_id, where)
+    counted = tuple(values)
+    if page.after:
+        values[AFTER] = page.after
+    shape = (tuple(values), counted)
+    rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
+    return ListQuery(rows, count, page_values(page, values), shape)
 
 
 async def list_accounts(
@@ -38,21 +70,11 @@ async def list_accounts(
 ) -> Page[Account]:
     """Accounts in creation order; `domain` matches exactly (any case), `query` matches a
     part of the name or the domain, ignoring case."""
-    rows = await connection.execute(page_statement(workspace_id, page, where))
+    query = list_query(workspace_id, page, where)
+    rows = await connection.execute(query.rows, query.values)
     return page_of([account_of(row) for row in rows.mappings()], page.first)
 
 
-def page_statement(workspace_id: str, page: PageRequest, where: AccountFilter) -> Select[Any]:
-    """One page of the list (plus one row that says whether there is more)."""
-    query = _filtered(select(*ACCOUNT_COLUMNS), workspace_id, where)
-    if page.after:
-        query = query.where(accounts.c.id > page.after)
-    return query.order_by(accounts.c.id).limit(page.first + 1)
-
-
-def count_statement(workspace_id: str, where: AccountFilter) -> Select[Any]:
-    return _filtered(select(func.count()).select_from(accounts), workspace_id, where)
-
-
 async def count_accounts(connection: Connection, workspace_id: str, where: AccountFilter) -> int:
-    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)
+    query = list_query(workspace_id, PageRequest(0, None), where)
+    return int(await connection.scalar(query.count, query.values) or 0)

@@ -7,12 +7,11 @@ authenticate."""
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BindParameter, Select, bindparam, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.exc import DBAPIError
 
 from supportdesk.auth.authenticate import still_active
@@ -28,6 +27,7 @@ from supportdesk.domain.articles.models import ArticleFilter
 from supportdesk.domain.contacts import queries as contact_queries
 from supportdesk.domain.issues import queries as issue_queries
 from supportdesk.domain.issues.models import IssueFilter, IssueOrder
+from supportdesk.domain.lists import Kept, ListQuery
 from supportdesk.domain.pagination import PageRequest
 
 logger = logging.getLogger("supportdesk.answers")
@@ -61,28 +61,10 @@ LIST_ROOTS = ("issues", "contacts", "accounts", "articles")
 ID_ORDERS = frozenset({IssueOrder.CREATED_ASC, IssueOrder.CREATED_DESC})
 
 
-class _Kept:
-    """Compiled statements of every plan, by what decides their SQL: the dialect, the
-    picked fields (a document sent with keys of other scopes makes a plan of its own and
-    the same statements) and the shape of the arguments. Bounded; least recently used
-    goes first."""
-
-    LIMIT = 512
-
-    def __init__(self) -> None:
-        self._kept: OrderedDict[Any, Any] = OrderedDict()
-
-    def get(self, key: Any, make: Callable[[], Any]) -> Any:
-        if key in self._kept:
-            self._kept.move_to_end(key)
-            return self._kept[key]
-        found = self._kept[key] = make()
-        if len(self._kept) > self.LIMIT:
-            self._kept.popitem(last=False)
-        return found
-
-
-_KEPT = _Kept()
+# Compiled statements of every plan, by what decides their SQL: the dialect, the picked
+# fields (a document sent with keys of other scopes makes a plan of its own and the same
+# statements) and the shape of the arguments.
+_KEPT: Kept[Hashable, Any] = Kept(512)
 
 
 class SingleAnswer:
@@ -108,22 +90,18 @@ class SingleAnswer:
 
 @dataclass(frozen=True, slots=True)
 class ListRead:
-    """A page of a root list as its executor resolver reads it: the page's statement,
-    the count's, and the page's order."""
+    """A page of a root list as its executor resolver reads it (the very statements and
+    values), the type of its rows and the page's order."""
 
     type_name: str
-    rows: Select[Any]
-    count: Select[Any]
+    query: ListQuery
     descending: bool = False
 
 
 class ListAnswer:
-    """A list root field of one plan. Its page and count are built per request by the
-    same code as the executor's list (filters and cursor included); the statement around
-    them is compiled once per shape of those two (SQLAlchemy's cache key: the same
-    statement but for its values) and run straight on the driver, the page's and the
-    count's values passed by their names in the compiled SQL, in the order the cache key
-    lists them."""
+    """A list root field of one plan. Its page and count are the executor's own, kept per
+    shape of the list (domain/lists.py); the statement around them is compiled once per
+    shape and given arguments, and run straight on the driver with the list's values."""
 
     def __init__(self, picked: Picked) -> None:
         self.picked = picked
@@ -132,43 +110,25 @@ class ListAnswer:
     async def run(
         self, db: Database, given: Given, parameters: dict[str, Any], read: ListRead
     ) -> str | None:
-        rows_key, count_key = read.rows._generate_cache_key(), read.count._generate_cache_key()
-        if rows_key is None or count_key is None:
+        shape = read.query.shape
+        if shape is None:
             return None
-        binds = (*rows_key.bindparams, *count_key.bindparams)
-        shape = (db.dialect, self._fields, given, read.type_name, read.descending)
-        kept = _KEPT.get(
-            (*shape, rows_key.key, count_key.key), lambda: self._compile(db, given, read, binds)
-        )
-        if kept is None:
-            return None
-        compiled, names = kept
-        values = dict(parameters)
-        for name, bind in zip(names, binds, strict=True):
-            if name:
-                values[name] = bind.effective_value
+        key = (db.dialect, self._fields, given, read.type_name, read.descending, shape)
+        compiled = _KEPT.get(key, lambda: self._compile(db, given, read))
         try:
-            found = await db.fetch_compiled(compiled, **values)
+            found = await db.fetch_compiled(compiled, **{**parameters, **read.query.values})
         except DBAPIError as error:
             return _refused(error)
         return _answer_of(found)
 
-    def _compile(
-        self, db: Database, given: Given, read: ListRead, binds: tuple[BindParameter[Any], ...]
-    ) -> tuple[Compiled, tuple[str, ...]] | None:
+    def _compile(self, db: Database, given: Given, read: ListRead) -> Compiled:
+        query = read.query
         children = Children(
-            read.type_name, read.rows, read.count.scalar_subquery(), read.descending, paged=True
+            read.type_name, query.rows, query.count.scalar_subquery(), read.descending, paged=True
         )
-        statement = still_active(
-            select(as_text(connection_json(self.picked, children, None, given)))
+        return db.compile(
+            still_active(select(as_text(connection_json(self.picked, children, None, given))))
         )
-        try:
-            compiled = db.compile(statement)
-        except ValueError:  # a parameter written into the SQL (a search's workspace)
-            return None
-        # A value the SQL does not hold (the count's, when `totalCount` is not asked) is
-        # left out ("").
-        return compiled, tuple(compiled.names_of_binds.get(id(bind), "") for bind in binds)
 
 
 def issue_list(
@@ -181,8 +141,7 @@ def issue_list(
         return None
     return ListRead(
         "Issue",
-        issue_queries.list_statement(workspace_id, page, where, order),
-        issue_queries.count_statement(workspace_id, where),
+        issue_queries.list_query(workspace_id, page, where, order),
         descending=order is IssueOrder.CREATED_DESC,
     )
 
@@ -190,30 +149,16 @@ def issue_list(
 def contact_list(
     workspace_id: str, page: PageRequest, where: contact_queries.ContactFilter
 ) -> ListRead:
-    return ListRead(
-        "Contact",
-        contact_queries.page_statement(workspace_id, page, where),
-        contact_queries.count_statement(workspace_id, where),
-    )
+    return ListRead("Contact", contact_queries.list_query(workspace_id, page, where))
 
 
 def account_list(workspace_id: str, page: PageRequest, where: AccountFilter) -> ListRead:
-    return ListRead(
-        "Account",
-        account_queries.page_statement(workspace_id, page, where),
-        account_queries.count_statement(workspace_id, where),
-    )
+    return ListRead("Account", account_queries.list_query(workspace_id, page, where))
 
 
-def article_list(workspace_id: str, page: PageRequest, where: ArticleFilter) -> ListRead | None:
-    """None for a search: its cursors hold a relevance."""
-    if article_queries.is_search(where):
-        return None
-    return ListRead(
-        "Article",
-        article_queries.page_statement(workspace_id, page, where),
-        article_queries.count_statement(workspace_id, where),
-    )
+def article_list(workspace_id: str, page: PageRequest, where: ArticleFilter) -> ListRead:
+    """A search's statements hold its words: `run` leaves it to the executor."""
+    return ListRead("Article", article_queries.list_query(workspace_id, page, where))
 
 
 class KeyNoLongerActive(Exception):

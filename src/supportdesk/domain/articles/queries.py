@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Hashable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, and_, bindparam, func, or_, select
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
@@ -22,6 +22,7 @@ from supportdesk.domain.articles.models import (
 from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.full_text import relevance_position, search_words
+from supportdesk.domain.lists import AFTER, PAGE_LIMIT, Kept, ListQuery, page_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -50,16 +51,69 @@ def _search(where: ArticleFilter) -> Search | None:
     return ARTICLE_SEARCH.search(words) if words else None
 
 
-def _filtered(
-    query: Select[Any], workspace_id: str, where: ArticleFilter, found: Search | None
-) -> Select[Any]:
-    query = query.where(articles.c.workspace_id == workspace_id)
+def _filter_values(workspace_id: str, where: ArticleFilter) -> dict[str, Any]:
+    values: dict[str, Any] = {"workspace_id": workspace_id}
     status = _status(where)
     if status is not None:
-        query = query.where(articles.c.status == status)
+        values["list_status"] = status
+    return values
+
+
+def _filtered(query: Select[Any], names: Collection[str], found: Search | None) -> Select[Any]:
+    query = query.where(articles.c.workspace_id == bindparam("workspace_id"))
+    if "list_status" in names:
+        query = query.where(articles.c.status == bindparam("list_status"))
     if found is not None:
         query = query.select_from(found.source).where(found.condition)
     return query
+
+
+def _count(names: Collection[str], found: Search | None) -> Select[Any]:
+    return _filtered(select(func.count()).select_from(articles), names, found)
+
+
+def _statements(
+    paged: tuple[str, ...], counted: tuple[str, ...]
+) -> tuple[Select[Any], Select[Any]]:
+    rows = _filtered(select(*ARTICLE_COLUMNS), paged, None)
+    if AFTER in paged:
+        rows = rows.where(articles.c.id > bindparam(AFTER))
+    return rows.order_by(articles.c.id).limit(PAGE_LIMIT), _count(counted, None)
+
+
+def _ranked(page: PageRequest, names: Collection[str], found: Search) -> Select[Any]:
+    """A page of the search's matches, most relevant first, then oldest first; each row
+    is ARTICLE_COLUMNS and the score."""
+    scored = _filtered(select(*ARTICLE_COLUMNS, found.score.label("score")), names, found)
+    ranked = select(scored.subquery())
+    position = ranked.selected_columns
+    if page.after:
+        score, after_id = relevance_position(page.after, _NOT_OURS)
+        ranked = ranked.where(
+            or_(position.score < score, and_(position.score == score, position.id > after_id))
+        )
+    return ranked.order_by(position.score.desc(), position.id).limit(PAGE_LIMIT)
+
+
+_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(16)
+
+
+def list_query(workspace_id: str, page: PageRequest, where: ArticleFilter) -> ListQuery:
+    """One page of the list (plus one row that says whether there is more) and the count
+    of what it holds: in creation order, or for a search most relevant first."""
+    values = _filter_values(workspace_id, where)
+    counted = tuple(values)
+    found = _search(where)
+    if found is not None:  # its words are in its SQL: built for this request alone
+        rows, count = _ranked(page, counted, found), _count(counted, found)
+        return ListQuery(rows, count, page_values(page, values))
+    if page.after:
+        if ":" in page.after:
+            raise InvalidArgument(_NOT_OURS)
+        values[AFTER] = page.after
+    shape = (tuple(values), counted)
+    rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
+    return ListQuery(rows, count, page_values(page, values), shape)
 
 
 async def list_articles(
@@ -67,47 +121,15 @@ async def list_articles(
 ) -> Page[ArticleHit]:
     """Articles in creation order; with a search `query`, those matching every word, most
     relevant first, then oldest first. Search pages continue after (relevance, id)."""
-    found = _search(where)
-    if found is None:
-        rows = await connection.execute(page_statement(workspace_id, page, where))
-        return page_of([ArticleHit(article_of(row)) for row in rows.mappings()], page.first)
-    scored = _filtered(
-        select(*ARTICLE_COLUMNS, found.score.label("score")), workspace_id, where, found
-    ).subquery()
-    ranked = select(scored)
-    if page.after:
-        score, after_id = relevance_position(page.after, _NOT_OURS)
-        ranked = ranked.where(
-            or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > after_id))
-        )
-    rows = await connection.execute(
-        ranked.order_by(scored.c.score.desc(), scored.c.id).limit(page.first + 1)
-    )
-    hits = [ArticleHit(article_of(row), float(row["score"])) for row in rows.mappings()]
+    query = list_query(workspace_id, page, where)
+    rows = (await connection.execute(query.rows, query.values)).mappings()
+    if _search(where) is None:
+        return page_of([ArticleHit(article_of(row)) for row in rows], page.first)
+    hits = [ArticleHit(article_of(row), float(row["score"])) for row in rows]
     return page_of(hits, page.first)
-
-
-def page_statement(workspace_id: str, page: PageRequest, where: ArticleFilter) -> Select[Any]:
-    """One page of the list in creation order, when it is no search (plus one row that
-    says whether there is more)."""
-    query = _filtered(select(*ARTICLE_COLUMNS), workspace_id, where, None)
-    if page.after:
-        if ":" in page.after:
-            raise InvalidArgument(_NOT_OURS)
-        query = query.where(articles.c.id > page.after)
-    return query.order_by(articles.c.id).limit(page.first + 1)
-
-
-def is_search(where: ArticleFilter) -> bool:
-    return _search(where) is not None
-
-
-def count_statement(workspace_id: str, where: ArticleFilter) -> Select[Any]:
-    """The statement that counts what the list (or search) holds."""
-    found = _search(where)
-    return _filtered(select(func.count()).select_from(articles), workspace_id, where, found)
 
 
 async def count_articles(connection: Connection, workspace_id: str, where: ArticleFilter) -> int:
     """How many articles the list (or search) holds."""
-    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)
+    query = list_query(workspace_id, PageRequest(0, None), where)
+    return int(await connection.scalar(query.count, query.values) or 0)

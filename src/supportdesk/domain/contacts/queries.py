@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +12,8 @@ from supportdesk.db import Database, positional
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
-from supportdesk.domain.matching import any_contains, cleaned_query
+from supportdesk.domain.lists import AFTER, PAGE_LIMIT, Kept, ListQuery, page_values
+from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages
 
@@ -39,14 +40,45 @@ async def get_contact_by_email(
     return contact_of(row) if row else None
 
 
-def _filtered(query: Select[Any], workspace_id: str, where: ContactFilter) -> Select[Any]:
-    query = query.where(contacts.c.workspace_id == workspace_id)
+def _filter_values(workspace_id: str, where: ContactFilter) -> dict[str, Any]:
+    values: dict[str, Any] = {"workspace_id": workspace_id}
     if where.account_id is not None:
-        query = query.where(contacts.c.account_id == where.account_id)
-    text = cleaned_query(where.query)
-    if text is not None:
-        query = query.where(any_contains(text, contacts.c.email_normalized, contacts.c.name))
+        values["list_account_id"] = where.account_id
+    return {**values, **pattern_values(where.query)}
+
+
+def _filtered(query: Select[Any], names: Collection[str]) -> Select[Any]:
+    query = query.where(contacts.c.workspace_id == bindparam("workspace_id"))
+    if "list_account_id" in names:
+        query = query.where(contacts.c.account_id == bindparam("list_account_id"))
+    if PATTERN in names:
+        query = query.where(any_contains(contacts.c.email_normalized, contacts.c.name))
     return query
+
+
+def _statements(
+    paged: tuple[str, ...], counted: tuple[str, ...]
+) -> tuple[Select[Any], Select[Any]]:
+    rows = _filtered(select(*CONTACT_COLUMNS), paged)
+    if AFTER in paged:
+        rows = rows.where(contacts.c.id > bindparam(AFTER))
+    count = _filtered(select(func.count()).select_from(contacts), counted)
+    return rows.order_by(contacts.c.id).limit(PAGE_LIMIT), count
+
+
+_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(16)
+
+
+def list_query(workspace_id: str, page: PageRequest, where: ContactFilter) -> ListQuery:
+    """One page of the list in creation order (plus one row that says whether there is
+    more) and the count of what the filter matches."""
+    values = _filter_values(workspace_id, where)
+    counted = tuple(values)
+    if page.after:
+        values[AFTER] = page.after
+    shape = (tuple(values), counted)
+    rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
+    return ListQuery(rows, count, page_values(page, values), shape)
 
 
 async def list_contacts(
@@ -54,24 +86,14 @@ async def list_contacts(
 ) -> Page[Contact]:
     """Contacts in creation order; `query` matches a part of the e-mail or the name,
     ignoring case."""
-    rows = await connection.execute(page_statement(workspace_id, page, where))
+    query = list_query(workspace_id, page, where)
+    rows = await connection.execute(query.rows, query.values)
     return page_of([contact_of(row) for row in rows.mappings()], page.first)
 
 
-def page_statement(workspace_id: str, page: PageRequest, where: ContactFilter) -> Select[Any]:
-    """One page of the list (plus one row that says whether there is more)."""
-    query = _filtered(select(*CONTACT_COLUMNS), workspace_id, where)
-    if page.after:
-        query = query.where(contacts.c.id > page.after)
-    return query.order_by(contacts.c.id).limit(page.first + 1)
-
-
-def count_statement(workspace_id: str, where: ContactFilter) -> Select[Any]:
-    return _filtered(select(func.count()).select_from(contacts), workspace_id, where)
-
-
 async def count_contacts(connection: Connection, workspace_id: str, where: ContactFilter) -> int:
-    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)
+    query = list_query(workspace_id, PageRequest(0, None), where)
+    return int(await connection.scalar(query.count, query.values) or 0)
 
 
 _IN_WORKSPACE = contacts.c.workspace_id == bindparam("workspace_id")

@@ -33,7 +33,7 @@ from supportdesk.domain.issues.queries import (
     issues_of_contacts,
     list_issues,
     list_order,
-    list_statement,
+    list_query,
 )
 
 __all__ = [
@@ -62,7 +62,7 @@ __all__ = [
     "issues_of_contacts",
     "list_issues",
     "list_order",
-    "list_statement",
+    "list_query",
     "merge_issue",
     "reply_to_issue",
     "update_issue",

@@ -7,8 +7,8 @@ building a Select and computing its cache key on every call costs more than runn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+import operator
+from collections.abc import Callable, Collection, Hashable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -53,6 +53,7 @@ from supportdesk.domain.issues.models import (
 from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
+from supportdesk.domain.lists import PAGE_LIMIT, Kept, ListQuery, page_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 
@@ -85,66 +86,100 @@ def _search(where: IssueFilter) -> Search | None:
     return ISSUE_SEARCH.search(words) if words else None
 
 
-def _filtered(
-    query: Select[Any], workspace_id: str, where: IssueFilter, found: Search | None
-) -> Select[Any]:
+def _filter_values(workspace_id: str, where: IssueFilter) -> tuple[dict[str, Any], str | None]:
+    """The filter's values by the names `_filtered` binds them as (their names are the
+    filter's shape), and the condition it adds without a value: `unassigned`, or `none`
+    when no issue can match. Raises InvalidArgument for a filter that cannot be asked."""
     unknown = sorted(set(where.statuses) - set(STATUSES)) + sorted(
         set(where.priorities) - set(PRIORITIES)
     )
     if unknown:
         raise InvalidArgument(f"Unknown status or priority in the filter: {', '.join(unknown)}.")
-    if found is None:
-        query = query.where(issues.c.workspace_id == workspace_id)
+    if where.assignee_id is not None and where.unassigned:
+        raise InvalidArgument("Ask for `assigneeId` or for `unassigned`, not both.")
+    values: dict[str, Any] = {"workspace_id": workspace_id}
+    if where.statuses:
+        values["list_statuses"] = list(where.statuses)
+    if where.priorities:
+        values["list_priorities"] = list(where.priorities)
+    if where.requester_email is not None:
+        values["list_requester_email"] = where.requester_email.strip().lower()
+    for name, _, _ in _BOUNDS:
+        if (value := getattr(where, name)) is not None:
+            values[f"list_{name}"] = value
+    if where.assignee_id is not None:
+        values["list_assignee_id"] = where.assignee_id
+    wanted_labels = list(dict.fromkeys(where.label_ids))
+    if len(wanted_labels) > MAX_LABELS_PER_ISSUE:
+        return values, "none"  # no issue carries that many
+    for index, label_id in enumerate(wanted_labels):
+        values[f"list_label_{index}"] = label_id
+    return values, "unassigned" if where.unassigned else None
+
+
+# The filter's bounds on a column: its field, the column, and how the column compares.
+_BOUNDS: tuple[tuple[str, ColumnElement[Any], Callable[[Any, Any], Any]], ...] = (
+    ("created_after", issues.c.created_at, operator.ge),
+    ("created_before", issues.c.created_at, operator.lt),
+    ("updated_after", issues.c.updated_at, operator.gt),
+    ("updated_before", issues.c.updated_at, operator.lt),
+)
+
+
+def _filtered(
+    query: Select[Any],
+    names: Collection[str],
+    flag: str | None,
+    search: tuple[Search, str] | None = None,
+) -> Select[Any]:
+    """`query` limited to the issues a filter of these value names (and flag) matches, the
+    values bound by those names; `search`: the search and its workspace."""
+    if search is None:
+        query = query.where(issues.c.workspace_id == bindparam("workspace_id"))
     else:
         # The workspace written into the statement, not bound: PostgreSQL plans a prepared
         # statement once for every value after five runs, and a search's best plan depends
         # on the workspace's size (a small one: its rows that the index matches; a large
         # one: the index's matches, then its own). Written in, each workspace's search is
         # planned for that workspace.
+        found, workspace_id = search
         written_in = literal(workspace_id, issues.c.workspace_id.type, literal_execute=True)
         query = query.where(issues.c.workspace_id == written_in)
         query = query.select_from(found.source).where(found.condition)
-    if where.statuses:
-        query = query.where(in_ids(issues.c.status, "statuses", where.statuses))
-    if where.priorities:
-        query = query.where(in_ids(issues.c.priority, "priorities", where.priorities))
-    if where.requester_email is not None:
+    if "list_statuses" in names:
+        query = query.where(in_ids(issues.c.status, "list_statuses"))
+    if "list_priorities" in names:
+        query = query.where(in_ids(issues.c.priority, "list_priorities"))
+    if "list_requester_email" in names:
         query = query.where(
             issues.c.requester_id.in_(
                 select(contacts.c.id).where(
-                    contacts.c.workspace_id == workspace_id,
-                    contacts.c.email_normalized == where.requester_email.strip().lower(),
+                    contacts.c.workspace_id == bindparam("workspace_id"),
+                    contacts.c.email_normalized == bindparam("list_requester_email"),
                 )
             )
         )
-    if where.created_after is not None:
-        query = query.where(issues.c.created_at >= where.created_after)
-    if where.created_before is not None:
-        query = query.where(issues.c.created_at < where.created_before)
-    if where.updated_after is not None:
-        query = query.where(issues.c.updated_at > where.updated_after)
-    if where.updated_before is not None:
-        query = query.where(issues.c.updated_at < where.updated_before)
-    if where.assignee_id is not None and where.unassigned:
-        raise InvalidArgument("Ask for `assigneeId` or for `unassigned`, not both.")
-    if where.assignee_id is not None:
-        query = query.where(issues.c.assignee_id == where.assignee_id)
-    if where.unassigned:
+    for name, column, compare in _BOUNDS:
+        if f"list_{name}" in names:
+            query = query.where(compare(column, bindparam(f"list_{name}", type_=column.type)))
+    if "list_assignee_id" in names:
+        query = query.where(issues.c.assignee_id == bindparam("list_assignee_id"))
+    if flag == "unassigned":
         query = query.where(issues.c.assignee_id.is_(None))
-    wanted_labels = dict.fromkeys(where.label_ids)
-    if len(wanted_labels) > MAX_LABELS_PER_ISSUE:
-        # No issue carries that many. (Not false(): SQLAlchemy would fold the workspace's
-        # condition into it and drop it from the statement.)
+    if flag == "none":
+        # Not false(): SQLAlchemy would fold the workspace's condition into it and drop it
+        # from the statement.
         return query.where(issues.c.id.is_(None))
-    for label_id in wanted_labels:
-        query = query.where(
-            issues.c.id.in_(
-                select(issue_labels.c.issue_id).where(
-                    issue_labels.c.workspace_id == workspace_id,
-                    issue_labels.c.label_id == label_id,
+    for name in names:
+        if name.startswith("list_label_"):
+            query = query.where(
+                issues.c.id.in_(
+                    select(issue_labels.c.issue_id).where(
+                        issue_labels.c.workspace_id == bindparam("workspace_id"),
+                        issue_labels.c.label_id == bindparam(name),
+                    )
                 )
             )
-        )
     return query
 
 
@@ -190,35 +225,75 @@ def _updated_position(key: str, order: IssueOrder) -> tuple[datetime, str]:
 
 def _past_cursor(
     key: str, order: IssueOrder, where: IssueFilter
-) -> tuple[IssueFilter, ColumnElement[bool] | None]:
-    """The condition for the rows past the cursor, in the list's order, and the filter to
-    read them with. In update order one of the cursor and the filter's bound on that side
-    (updatedAfter ascending, updatedBefore descending) implies the other, and only the
-    tighter one is kept: SQLite bounds each side of an index range with one condition."""
-    descending = order in _DESCENDING
+) -> tuple[str | None, dict[str, Any]]:
+    """The position past which the page is read, by the names `_past` binds it as, and the
+    filter's value the page reads without. In update order one of the cursor and the
+    filter's bound on that side (updatedAfter ascending, updatedBefore descending) implies
+    the other, and only the tighter one is kept: SQLite bounds each side of an index range
+    with one condition."""
     if order not in _UPDATED_KIND:
         if ":" in key:  # a position of another order
             raise InvalidArgument(_NOT_OURS)
-        return where, issues.c.id < key if descending else issues.c.id > key
+        return None, {"list_after_id": key}
     moment, issue_id = _updated_position(key, order)
+    position = {"list_after_updated_at": moment, "list_after_id": issue_id}
+    if order in _DESCENDING:
+        if where.updated_before is not None and where.updated_before <= moment:
+            return None, {}
+        return "list_updated_before", position
+    if where.updated_after is not None and where.updated_after >= moment:
+        return None, {}
+    return "list_updated_after", position
+
+
+def _past(order: IssueOrder, names: Collection[str]) -> ColumnElement[bool] | None:
+    """The rows past the bound position, in the list's order."""
+    if "list_after_id" not in names:
+        return None
+    after = bindparam("list_after_id", type_=issues.c.id.type)
+    if "list_after_updated_at" not in names:
+        return issues.c.id < after if order in _DESCENDING else issues.c.id > after
     # A row value, so that the scan of ix_issues_updated starts at the cursor.
     position = tuple_(issues.c.updated_at, issues.c.id)
-    if descending:
-        if where.updated_before is not None and where.updated_before <= moment:
-            return where, None
-        return replace(where, updated_before=None), position < (moment, issue_id)
-    if where.updated_after is not None and where.updated_after >= moment:
-        return where, None
-    return replace(where, updated_after=None), position > (moment, issue_id)
+    moment = bindparam("list_after_updated_at", type_=issues.c.updated_at.type)
+    return (
+        position < tuple_(moment, after)
+        if order in _DESCENDING
+        else position > tuple_(moment, after)
+    )
 
 
-def _ranked_statement(
-    workspace_id: str, page: PageRequest, where: IssueFilter, found: Search
+def _page(
+    order: IssueOrder,
+    names: Collection[str],
+    flag: str | None,
+    search: tuple[Search, str] | None = None,
+) -> Select[Any]:
+    """One page of the list in `order` (plus one row that says whether there is more)."""
+    query = _filtered(select(*ISSUE_COLUMNS), names, flag, search)
+    past = _past(order, names)
+    if past is not None:
+        query = query.where(past)
+    keys = (issues.c.updated_at, issues.c.id) if order in _UPDATED_KIND else (issues.c.id,)
+    if order in _DESCENDING:
+        return query.order_by(*(key.desc() for key in keys)).limit(PAGE_LIMIT)
+    return query.order_by(*keys).limit(PAGE_LIMIT)
+
+
+def _count(
+    names: Collection[str], flag: str | None, search: tuple[Search, str] | None = None
+) -> Select[Any]:
+    return _filtered(select(func.count()).select_from(issues), names, flag, search)
+
+
+def _ranked(
+    page: PageRequest, names: Collection[str], flag: str | None, search: tuple[Search, str]
 ) -> Select[Any]:
     """A page of the search's matches, most relevant first, then oldest first; each row
     is ISSUE_COLUMNS and the score."""
+    found = search[0]
     scored = _filtered(
-        select(*ISSUE_COLUMNS, found.score.label("score")), workspace_id, where, found
+        select(*ISSUE_COLUMNS, found.score.label("score")), names, flag, search
     ).subquery("scored")
     ranked = select(scored)
     if page.after:
@@ -226,29 +301,41 @@ def _ranked_statement(
         ranked = ranked.where(
             or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > issue_id))
         )
-    return ranked.order_by(scored.c.score.desc(), scored.c.id).limit(page.first + 1)
+    return ranked.order_by(scored.c.score.desc(), scored.c.id).limit(PAGE_LIMIT)
 
 
-def list_statement(
+# Each shape's page and count (`list_query`); shapes are few: which filters are set, the
+# number of labels asked for, the order and whether a cursor is given.
+_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(256)
+
+
+def list_query(
     workspace_id: str, page: PageRequest, where: IssueFilter, order: IssueOrder | None
-) -> Select[Any]:
-    """The statement that reads one page of the issue list (plus one row that says whether
-    there is more), in `list_order`. Update order reads ix_issues_updated (workspace_id,
-    updated_at, id); relevance order scores every match (db/search.py)."""
+) -> ListQuery:
+    """One page of the issue list (plus one row that says whether there is more), in
+    `list_order`, and the count of the issues the filter matches. Update order reads
+    ix_issues_updated (workspace_id, updated_at, id); relevance order scores every match
+    (db/search.py). Raises InvalidArgument for a filter or cursor that cannot be asked."""
     order = list_order(where, order)
+    values, flag = _filter_values(workspace_id, where)
+    counted = tuple(values)
+    dropped: str | None = None
+    past: dict[str, Any] = {}
+    if page.after and order is not IssueOrder.RELEVANCE:
+        dropped, past = _past_cursor(page.after, order, where)
+    paged = tuple(name for name in counted if name != dropped) + tuple(past)
+    values = page_values(page, {**values, **past})
     found = _search(where)
-    if order is IssueOrder.RELEVANCE and found is not None:
-        return _ranked_statement(workspace_id, page, where, found)
-    past = None
-    if page.after:
-        where, past = _past_cursor(page.after, order, where)
-    query = _filtered(select(*ISSUE_COLUMNS), workspace_id, where, found)
-    if past is not None:
-        query = query.where(past)
-    keys = (issues.c.updated_at, issues.c.id) if order in _UPDATED_KIND else (issues.c.id,)
-    if order in _DESCENDING:
-        return query.order_by(*(key.desc() for key in keys)).limit(page.first + 1)
-    return query.order_by(*keys).limit(page.first + 1)
+    if found is not None:  # its words are in its SQL: built for this request alone
+        search = (found, workspace_id)
+        if order is IssueOrder.RELEVANCE:
+            rows = _ranked(page, counted, flag, search)
+        else:
+            rows = _page(order, paged, flag, search)
+        return ListQuery(rows, _count(counted, flag, search), values)
+    shape = (order, paged, counted, flag)
+    rows, count = _SHAPES.get(shape, lambda: (_page(order, paged, flag), _count(counted, flag)))
+    return ListQuery(rows, count, values, shape)
 
 
 async def list_issues(
@@ -275,7 +362,8 @@ async def list_issues(
     miss it: poll in ascending order.
     """
     order = list_order(where, order)
-    rows = await connection.execute(list_statement(workspace_id, page, where, order))
+    query = list_query(workspace_id, page, where, order)
+    rows = await connection.execute(query.rows, query.values)
     if order is IssueOrder.RELEVANCE:
         hits = [
             IssueHit(issue_at_start_of(row), relevance_key(float(row[-1]), row[0])) for row in rows
@@ -285,14 +373,10 @@ async def list_issues(
     return page_of(hits, page.first)
 
 
-def count_statement(workspace_id: str, where: IssueFilter) -> Select[Any]:
-    """The statement that counts the issues the filter (and search) matches."""
-    return _filtered(select(func.count()).select_from(issues), workspace_id, where, _search(where))
-
-
 async def count_issues(connection: Connection, workspace_id: str, where: IssueFilter) -> int:
     """How many issues the filter (and search) matches."""
-    return int(await connection.scalar(count_statement(workspace_id, where)) or 0)
+    query = list_query(workspace_id, PageRequest(0, None), where, None)
+    return int(await connection.scalar(query.count, query.values) or 0)
 
 
 # Each built once for whole threads, and once for the messages of one visibility.

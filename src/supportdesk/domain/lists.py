@@ -1,0 +1,65 @@
+"""A list's two statements (one page, and the count) and the values they run with.
+
+What a list's SQL holds depends on the request's shape: which filters it sets, whether it
+continues after a cursor, its order. The values (the workspace, each filter's value, the
+cursor's position, the page size) are bound by name. Building a Select and computing its
+cache key for every request cost more of the server's CPU than the database spent on a page
+of 50 issues, so the statements are built once per shape and kept; a request only works
+out its shape and its values. The executor runs them on a transaction's connection and a
+compiled answer wraps them (domain/answers/roots.py): both read the same statements.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import BindParameter, Integer, Select, bindparam
+
+from supportdesk.domain.pagination import PageRequest
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+# The page's size plus the one row that says whether there is more.
+PAGE_LIMIT: BindParameter[int] = bindparam("list_limit", type_=Integer())
+AFTER = "list_after"
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """One page of a list (`first + 1` rows, ordered) and its count, with their values.
+    `shape` names the statements: None when they were built for this request alone (a
+    search, whose SQL holds its words), which a compiled answer does not take."""
+
+    rows: Select[Any]
+    count: Select[Any]
+    values: dict[str, Any]
+    shape: Hashable | None = None
+
+
+class Kept(Generic[K, V]):
+    """What was built once per key, at most `limit` of them; the least recently used
+    goes first."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._kept: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        found = self._kept.get(key)
+        if found is not None:
+            self._kept.move_to_end(key)
+            return found
+        made = self._kept[key] = make()
+        if len(self._kept) > self._limit:
+            self._kept.popitem(last=False)
+        return made
+
+
+def page_values(page: PageRequest, values: dict[str, Any]) -> dict[str, Any]:
+    """The values with the page's size (and one more row) bound."""
+    values[PAGE_LIMIT.key] = page.first + 1
+    return values
