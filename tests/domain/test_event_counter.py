@@ -1,4 +1,4 @@
-"""When a write lists the workspace's endpoints (domain/events/log.py, `EventCounter`)."""
+"""Which endpoints a write queues deliveries for (domain/events/log.py, `EventCounter`)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,30 @@ from supportdesk.domain.events import EventCounter
 
 
 @pytest.mark.parametrize(
-    ("last", "seen", "endpoints", "lists"),
+    ("last", "seen", "current"),
     [
-        (12, 10, 0, False),  # PostgreSQL, nothing between the snapshot and the lock
-        (12, 12, 0, False),  # SQLite reads the counter as the statement left it
-        (12, 10, 1, True),  # an endpoint that the snapshot holds
-        (12, 9, 0, True),  # a writer committed while this one waited: maybe an endpoint
-        (12, 5, 0, True),
+        (12, 10, True),  # PostgreSQL, nothing between the snapshot and the lock
+        (12, 12, True),  # SQLite reads the counter as the statement left it
+        (12, 9, False),  # a writer committed while this one waited: maybe an endpoint
+        (12, 5, False),
     ],
 )
-def test_the_endpoints_are_listed_unless_the_snapshot_shows_none_and_is_current(
-    last: int, seen: int, endpoints: int, lists: bool
+def test_the_endpoints_read_with_the_lock_hold_unless_a_writer_came_between(
+    last: int, seen: int, current: bool
 ) -> None:
-    counter = EventCounter.of((last, seen, endpoints), count=2)
+    counter = EventCounter.of((last, seen, None), count=2)
 
-    assert counter.may_deliver is lists
+    assert counter.current is current
+    assert counter.endpoints == ()
     assert counter.first == 11
+
+
+def test_the_endpoints_come_as_the_statement_lists_them() -> None:
+    listed = "whk_01:issue.created message.created;whk_02:"
+
+    counter = EventCounter.of((3, 2, listed), count=1)
+
+    assert counter.endpoints == (
+        ("whk_01", "issue.created message.created"),
+        ("whk_02", ""),
+    )

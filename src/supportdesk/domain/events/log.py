@@ -13,7 +13,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, column, insert, select, text, update
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    String,
+    bindparam,
+    column,
+    insert,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from supportdesk import API_VERSION
 from supportdesk.db.connection import Connection
@@ -74,9 +86,9 @@ def actor_of(actor: Actor) -> dict[str, Any]:
 
 
 # What an UPDATE of the workspace row sets to take `event_count` sequences, and returns:
-# the last one, the counter as the statement's snapshot saw it, and how many enabled
-# endpoints that snapshot holds. Most workspaces have none, and their writes are spared
-# the statement that lists them (`EventCounter`).
+# the last one, the counter as the statement's snapshot saw it, and the enabled endpoints
+# that snapshot holds. Most workspaces have none; the others get their endpoints with the
+# lock, not from another statement while they hold it (`EventCounter`).
 MOVE_EVENT_COUNTER = {
     "last_event_sequence": workspaces.c.last_event_sequence + bindparam("event_count")
 }
@@ -88,15 +100,40 @@ def _returned(sql: str) -> Any:
     return text(sql).columns(column("value", Integer)).scalar_subquery()
 
 
+class _Subscribers(ColumnElement[str]):
+    """The workspace's enabled endpoints, each `<id>:<its event types>`, joined by `;`
+    (NULL: none), written out for a RETURNING clause like `_returned`. Ids and event
+    types hold neither separator."""
+
+    inherit_cache = True
+    type = String()
+
+
+_SUBSCRIBERS_LISTED = (
+    "(SELECT {aggregate}(webhook_endpoints.id || ':' || webhook_endpoints.event_types, ';') "
+    "FROM webhook_endpoints WHERE webhook_endpoints.workspace_id = {workspace} "
+    "AND webhook_endpoints.enabled)"
+)
+
+
+@compiles(_Subscribers, "postgresql")
+def _subscribers_pg(element: _Subscribers, compiler: SQLCompiler, **kw: Any) -> str:
+    workspace = compiler.process(bindparam("workspace_id"), **kw)
+    return _SUBSCRIBERS_LISTED.format(aggregate="string_agg", workspace=workspace)
+
+
+@compiles(_Subscribers)
+def _subscribers_sqlite(element: _Subscribers, compiler: SQLCompiler, **kw: Any) -> str:
+    workspace = compiler.process(bindparam("workspace_id"), **kw)
+    return _SUBSCRIBERS_LISTED.format(aggregate="group_concat", workspace=workspace)
+
+
 EVENT_COUNTER = (
     workspaces.c.last_event_sequence,
     _returned(
         "SELECT seen.last_event_sequence FROM workspaces AS seen WHERE seen.id = :workspace_id"
     ),
-    _returned(
-        "SELECT count(*) FROM webhook_endpoints WHERE webhook_endpoints.workspace_id = "
-        ":workspace_id AND webhook_endpoints.enabled"
-    ),
+    _Subscribers(),
 )
 _MOVE_SEQUENCE = (
     update(workspaces)
@@ -116,33 +153,39 @@ class EventCounter:
     """The workspace's event counter after a writer moved it by `count` (the columns of
     `EVENT_COUNTER`, in the statement that also takes the workspace row's lock).
 
-    `endpoints` is what the statement's snapshot held. That snapshot is the row's latest
-    unless another writer committed a change of the row while this one waited for its
-    lock; every change of an endpoint records an event, so moves the counter, and such a
-    writer may have added one. `seen` tells: PostgreSQL reads the counter as the snapshot
-    had it (`last - count` when nothing came between), SQLite, whose one writer holds the
-    database, as this statement left it (`last`)."""
+    `endpoints` (id, event types) is what the statement's snapshot held. That snapshot is
+    the row's latest unless another writer committed a change of the row while this one
+    waited for its lock; every change of an endpoint records an event, so moves the
+    counter, and such a writer may have changed one. `seen` tells: PostgreSQL reads the
+    counter as the snapshot had it (`last - count` when nothing came between), SQLite,
+    whose one writer holds the database, as this statement left it (`last`)."""
 
     last: int
     seen: int
-    endpoints: int
+    endpoints: tuple[tuple[str, str], ...]
     count: int
 
     @classmethod
     def of(cls, columns: Sequence[Any], count: int) -> EventCounter:
         """From the values of `EVENT_COUNTER`'s columns."""
-        last, seen, endpoints = columns
-        return cls(int(last), int(seen), int(endpoints), count)
+        last, seen, listed = columns
+        endpoints = tuple(_endpoint(item) for item in listed.split(";")) if listed else ()
+        return cls(int(last), int(seen), endpoints, count)
 
     @property
     def first(self) -> int:
         return self.last - self.count + 1
 
     @property
-    def may_deliver(self) -> bool:
-        """Whether an endpoint may want these events (to be listed, in this transaction)."""
-        current = self.seen in (self.last - self.count, self.last)
-        return self.endpoints > 0 or not current
+    def current(self) -> bool:
+        """Whether `endpoints` are the workspace's endpoints as of the lock: no writer
+        committed a change of the row between the snapshot and the lock."""
+        return self.seen in (self.last - self.count, self.last)
+
+
+def _endpoint(listed: str) -> tuple[str, str]:
+    endpoint_id, _, event_types = listed.partition(":")
+    return endpoint_id, event_types
 
 
 _INSERT_DELIVERY = insert(webhook_deliveries)
@@ -201,8 +244,11 @@ async def record_events(
             for event in recorded
         ],
     )
-    if counter.may_deliver:
-        await _queue_deliveries(connection, workspace_id, recorded, moment)
+    endpoints = counter.endpoints
+    if not counter.current:  # a writer came between: maybe an endpoint it changed
+        endpoints = tuple(await connection.rows(_SUBSCRIBERS, {"workspace_id": workspace_id}))
+    if endpoints:
+        await _queue_deliveries(connection, workspace_id, recorded, endpoints, moment)
     return recorded
 
 
@@ -212,9 +258,12 @@ def subscribes(event_types: str, event_type: str) -> bool:
 
 
 async def _queue_deliveries(
-    connection: Connection, workspace_id: str, recorded: list[Event], moment: datetime
+    connection: Connection,
+    workspace_id: str,
+    recorded: list[Event],
+    endpoints: Sequence[tuple[str, str]],
+    moment: datetime,
 ) -> None:
-    endpoints = await connection.rows(_SUBSCRIBERS, {"workspace_id": workspace_id})
     rows = [
         {
             "workspace_id": workspace_id,
