@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -32,7 +33,7 @@ from supportdesk.db import deadline
 from supportdesk.db.answers import register_functions
 from supportdesk.db.connection import Connection, InlineConnection, PooledConnection
 from supportdesk.db.direct import Compiled, DirectReads, PostgresReader, ReadStatement, SqliteReader
-from supportdesk.db.outbox import take_mark
+from supportdesk.db.outbox import HandedOver, offer_lease, take_mark
 from supportdesk.db.reads import Read
 
 T = TypeVar("T")
@@ -155,8 +156,11 @@ class Database:
             direct = PostgresReader(url, limits["direct"])
             self._turns = _Turns(0)  # only the workspaces' turns (`transaction`)
         self.direct = DirectReads(direct, self.reader.dialect)
-        # Called after a commit that queued webhook deliveries (db/outbox.py).
-        self.delivery_listeners: list[Callable[[], None]] = []
+        # Called after a commit that queued webhook deliveries, with those handed over to
+        # this process's dispatcher (db/outbox.py).
+        self.delivery_listeners: list[Callable[[Sequence[HandedOver]], None]] = []
+        # How long deliveries are leased to the dispatcher that takes them (`take_deliveries`).
+        self.deliveries_lease: timedelta | None = None
 
     @staticmethod
     def limits_of(url: str, pool_size: int) -> dict[str, int]:
@@ -237,6 +241,7 @@ class Database:
             ):
                 pooled_connection = PooledConnection(pooled, self.direct, True)
                 connection: Connection = pooled_connection
+                offer_lease(connection, self.deliveries_lease)
                 try:
                     yield connection
                     # The writes still waiting (`Connection.write`), then the COMMIT.
@@ -247,6 +252,7 @@ class Database:
             async with self._turns.write:
                 inline = await self._begin_sqlite(self.writer)
                 connection = InlineConnection(inline, self.direct, True)
+                offer_lease(connection, self.deliveries_lease)
                 try:
                     yield connection
                 except BaseException:
@@ -257,9 +263,9 @@ class Database:
                 finally:
                     queued = take_mark(connection)
                     inline.close()
-        if queued:
+        if queued is not None:
             for listener in self.delivery_listeners:
-                listener()
+                listener(queued)
 
     @staticmethod
     async def _begin_sqlite(writer: Engine) -> Any:

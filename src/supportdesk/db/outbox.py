@@ -1,20 +1,63 @@
-"""Wakes this process's webhook dispatcher when a transaction that queued deliveries
-commits, so the first attempt leaves at once instead of at the next poll.
+"""What a transaction that queued webhook deliveries tells this process's dispatcher once it
+has committed, so that the first attempt leaves at once instead of at the next poll.
 
-The writer marks its connection; `Database.transaction` reads the mark after the commit
-and calls the listeners. A rolled-back transaction wakes nobody."""
+When a dispatcher runs in this process (`Database.take_deliveries`), a writer queues its
+deliveries already leased to it, for the dispatcher's lease, and hands their keys over: the
+dispatcher sends them without taking them from the queue first (a transaction per batch
+that each delivery would otherwise cost). Other dispatchers leave a leased delivery alone,
+and when this process dies before its attempt, the delivery is due again when the lease
+runs out, as one cut short is. Without a dispatcher here, deliveries are queued due at once
+and the writer only marks that some are waiting.
+
+`Database.transaction` gives the transaction the lease and, after the commit, passes the
+keys on; a rolled-back transaction hands over nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
 from supportdesk.db.connection import Connection
 
-DELIVERIES_WAITING = "supportdesk.deliveries_waiting"
+_WAITING = "supportdesk.deliveries_waiting"
+_LEASE = "supportdesk.deliveries_lease"
+
+
+@dataclass(frozen=True, slots=True)
+class HandedOver:
+    """A delivery queued leased to this process's dispatcher until `lease_until`."""
+
+    workspace_id: str
+    delivery_id: str
+    lease_until: datetime
+
+
+def offer_lease(connection: Connection, lease: timedelta | None) -> None:
+    """Set by the transaction: how long deliveries it queues are leased to this process's
+    dispatcher (None: none runs here)."""
+    connection.info[_LEASE] = lease
+
+
+def lease_here(connection: Connection) -> timedelta | None:
+    """The lease a writer queues its deliveries with (`hand_over`), or None: queue them due."""
+    lease: timedelta | None = connection.info.get(_LEASE)
+    return lease
 
 
 def mark_deliveries_waiting(connection: Connection) -> None:
-    connection.info[DELIVERIES_WAITING] = True
+    """Deliveries due now were queued: the dispatcher should look at the queue."""
+    connection.info.setdefault(_WAITING, [])
 
 
-def take_mark(connection: Connection) -> bool:
-    """Whether the transaction queued deliveries; clears the mark (connections are reused)."""
-    return bool(connection.info.pop(DELIVERIES_WAITING, False))
+def hand_over(connection: Connection, handed: Sequence[HandedOver]) -> None:
+    """Deliveries leased to this process's dispatcher were queued: it sends them."""
+    connection.info.setdefault(_WAITING, []).extend(handed)
+
+
+def take_mark(connection: Connection) -> list[HandedOver] | None:
+    """What the transaction queued (None: nothing) and handed over; clears both marks
+    (connections are reused)."""
+    connection.info.pop(_LEASE, None)
+    waiting: list[HandedOver] | None = connection.info.pop(_WAITING, None)
+    return waiting

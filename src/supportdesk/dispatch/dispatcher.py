@@ -1,12 +1,14 @@
 """The webhook dispatcher: takes due deliveries, sends them, records what came of it.
 
 Every `supportdesk serve` process runs one (and `supportdesk dispatch` runs one alone).
-It finds work two ways. A commit in this process that queued deliveries wakes it at once
-(`Database.delivery_listeners`), which keeps the first attempt well within a second of the
-commit. Commits of other processes, and retries coming due, are seen by polling the queue
-every quarter second. Not LISTEN/NOTIFY: on PostgreSQL a NOTIFY takes a database-wide lock
-at commit, serialising the commits of every writing transaction of the deployment (each
-mutation queues deliveries), and SQLite has nothing like it; a poll is one indexed read.
+It finds work two ways. A commit in this process hands it the deliveries it queued, already
+leased to it (db/outbox.py), which it sends at once without taking them from the queue:
+the first attempt leaves well within a second of the commit. Commits of other processes
+(and admins' test events, redeliveries and replays), and retries coming due, are seen by
+polling the queue every quarter second, or at once when a commit here queued them. Not
+LISTEN/NOTIFY: on PostgreSQL a NOTIFY takes a database-wide lock at commit, serialising the
+commits of every writing transaction of the deployment (each mutation queues deliveries),
+and SQLite has nothing like it; a poll is one indexed read.
 
 Attempts run concurrently, up to a bound, while the loop keeps taking new work, so a slow
 receiver (up to the time-out) holds one slot, not the queue. Once an hour, and at start,
@@ -18,16 +20,16 @@ logs a secret or a URL (which may carry a receiver's token).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from supportdesk.auth.secret_box import SecretBox, SecretBoxError, webhook_secret_bytes
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.db.outbox import HandedOver
 from supportdesk.dispatch import outcomes, queue
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.sender import Reply, Sender
@@ -75,6 +77,9 @@ class Dispatcher:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._takes = False  # whether this process's commits hand their deliveries to it
+        self._handed: list[HandedOver] = []
+        self._due_queued = False  # a commit here queued deliveries due at once
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -83,16 +88,29 @@ class Dispatcher:
             self._settings.webhook_allow_private,
             self._concurrency,
         )
+        if self._db.deliveries_lease is None:  # the first dispatcher of the process takes them
+            self._db.deliveries_lease = timedelta(seconds=self._settings.webhook_lease_seconds)
+            self._takes = True
         self._db.delivery_listeners.append(self.wake)
         self._tasks = [
             asyncio.create_task(self._deliver(), name="webhook dispatch"),
             asyncio.create_task(self._clean_up(), name="event retention"),
         ]
 
-    def wake(self) -> None:
-        """Look at the queue now (called after a commit that queued deliveries)."""
+    def wake(self, handed: Sequence[HandedOver] = ()) -> None:
+        """Called after a commit in this process that queued deliveries: those `handed`
+        over are sent now, any others are looked for in the queue now."""
         if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._woken.set)
+            self._loop.call_soon_threadsafe(self._receive, list(handed))
+
+    def _receive(self, handed: list[HandedOver]) -> None:
+        if not handed:
+            self._due_queued = True
+        elif self._takes:
+            self._handed.extend(handed)
+        else:
+            return  # leased to another dispatcher of this process
+        self._woken.set()
 
     async def stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         """Stop taking work; attempts in flight get `grace` seconds to finish and be
@@ -102,6 +120,8 @@ class Dispatcher:
         self._stopping = True
         if self.wake in self._db.delivery_listeners:
             self._db.delivery_listeners.remove(self.wake)
+        if self._takes:  # what was handed over and not started is due when its lease ends
+            self._db.deliveries_lease = None
         self._woken.set()
         deliver, clean_up = self._tasks
         self._tasks = []
@@ -119,22 +139,45 @@ class Dispatcher:
             await self._sender.aclose()
 
     async def _deliver(self) -> None:
-        woken = False
+        look = True  # at the queue: at start, after each poll's wait, and when told to
         while not self._stopping:
             self._woken.clear()
+            known_due, self._due_queued = self._due_queued, False
             more = False
             try:
-                more = await self._take_batch(known_due=woken)
+                more = await self._take_handed()
+                if look or known_due:
+                    full = await self._take_batch(known_due)
+                    self._due_queued = self._due_queued or full
+                    more = more or full
             except Exception:
                 logger.exception("Taking webhook deliveries failed; trying again shortly.")
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
-            woken = more
+            look = False
             if not more:
-                with contextlib.suppress(TimeoutError):
+                try:
                     await asyncio.wait_for(self._woken.wait(), self._poll_seconds)
-                    woken = True
+                except TimeoutError:
+                    look = True
+                else:
                     if not self._stopping:
                         await asyncio.sleep(GATHER_SECONDS)
+
+    async def _take_handed(self) -> bool:
+        """Start attempts for the deliveries this process's commits handed over; True when
+        some are left for a free slot. One that waited for a slot past half its lease is
+        left to run out (an attempt begun later could outlast it, and another dispatcher
+        take it meanwhile): it is then due for any dispatcher."""
+        free = self._concurrency - len(self._in_flight)
+        if not self._handed or free <= 0:
+            return False  # a finishing attempt wakes the loop
+        taken, self._handed = self._handed[:free], self._handed[free:]
+        half_lease = timedelta(seconds=self._settings.webhook_lease_seconds / 2)
+        latest = now() + half_lease
+        in_time = [handed for handed in taken if handed.lease_until >= latest]
+        for due in await queue.load(self._db, in_time):
+            self._start(due)
+        return bool(self._handed)
 
     async def _take_batch(self, known_due: bool) -> bool:
         """Start attempts for what is due; True when more may be waiting already.
@@ -149,10 +192,13 @@ class Dispatcher:
             self._db, moment, free, timedelta(seconds=self._settings.webhook_lease_seconds)
         )
         for due in batch:
-            task = asyncio.create_task(self._attempt(due))
-            self._in_flight.add(task)
-            task.add_done_callback(self._finished)
+            self._start(due)
         return len(batch) == free
+
+    def _start(self, due: queue.Due) -> None:
+        task = asyncio.create_task(self._attempt(due))
+        self._in_flight.add(task)
+        task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         was_full = len(self._in_flight) >= self._concurrency

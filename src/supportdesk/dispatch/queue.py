@@ -13,6 +13,7 @@ tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_attempt_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,6 +21,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, exists, literal_column, select, tuple_, update
 
 from supportdesk.db import Database
+from supportdesk.db.connection import Connection
+from supportdesk.db.outbox import HandedOver
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
 from supportdesk.domain.events import Event
 from supportdesk.domain.events.log import EVENT_COLUMNS
@@ -125,10 +128,30 @@ async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE
         ).all()
         if not keys:
             return []
-        parameters = {"workspaces": sorted({k[0] for k in keys}), "ids": [k[1] for k in keys]}
-        rows = (await connection.execute(_LOAD, parameters)).all()
-    # A delivery gone meanwhile (its endpoint deleted) has no row, and nothing to do.
-    return [_due(row, lease_end) for row in rows]
+        return await _load(connection, {key[1]: (key[0], lease_end) for key in keys})
+
+
+async def load(db: Database, handed: Sequence[HandedOver]) -> list[Due]:
+    """What the attempts of deliveries leased at their queueing need (db/outbox.py): one
+    read, whatever their number."""
+    if not handed:
+        return []
+    async with db.read() as connection:
+        return await _load(
+            connection, {h.delivery_id: (h.workspace_id, h.lease_until) for h in handed}
+        )
+
+
+async def _load(connection: Connection, leases: dict[str, tuple[str, datetime]]) -> list[Due]:
+    """The deliveries (by id: their workspace and the end of their lease) with their
+    endpoints and events. One gone meanwhile (its endpoint deleted) has no row, and nothing
+    to do."""
+    parameters = {
+        "workspaces": sorted({workspace_id for workspace_id, _ in leases.values()}),
+        "ids": list(leases),
+    }
+    rows = (await connection.execute(_LOAD, parameters)).all()
+    return [_due(row, leases[row[1]][1]) for row in rows]
 
 
 def _due(row: Any, lease_end: datetime) -> Due:

@@ -29,7 +29,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from supportdesk import API_VERSION
 from supportdesk.db.connection import Connection
-from supportdesk.db.outbox import mark_deliveries_waiting
+from supportdesk.db.outbox import HandedOver, hand_over, lease_here, mark_deliveries_waiting
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now, rfc3339
@@ -264,6 +264,9 @@ async def _queue_deliveries(
     endpoints: Sequence[tuple[str, str]],
     moment: datetime,
 ) -> None:
+    # Leased to this process's dispatcher, which sends them once this commits; or due now.
+    lease = lease_here(connection)
+    leased_until = None if lease is None else moment + lease
     rows = [
         {
             "workspace_id": workspace_id,
@@ -274,13 +277,19 @@ async def _queue_deliveries(
             "payload": None,
             "status": "pending",
             "attempts": 0,
-            "next_attempt_at": moment,
+            "next_attempt_at": leased_until or moment,
+            "lease_until": leased_until,
             "created_at": moment,
         }
         for event in recorded
         for endpoint_id, event_types in endpoints
         if subscribes(event_types, event.type)
     ]
-    if rows:
-        await connection.write_many(_INSERT_DELIVERY, rows)
+    if not rows:
+        return
+    await connection.write_many(_INSERT_DELIVERY, rows)
+    if leased_until is None:
         mark_deliveries_waiting(connection)
+    else:
+        handed = [HandedOver(workspace_id, str(row["id"]), leased_until) for row in rows]
+        hand_over(connection, handed)
