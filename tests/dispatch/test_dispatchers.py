@@ -118,6 +118,46 @@ def test_a_lease_that_ran_out_is_taken_again_and_the_late_outcome_dropped(
     assert only_delivery(api, endpoint_id)["status"] == "succeeded"
 
 
+def test_deliveries_handed_to_a_process_that_died_wait_out_their_lease_then_go_once(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    """A mutation queues its deliveries leased to its own process's dispatcher, which sends
+    them after the commit (db/outbox.py). Should that process die first, no dispatcher
+    takes them while the lease holds; once it has run out, one does."""
+    workspace = make_workspace(quiet)
+    api = workspace.client()
+    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
+    # The server's process has a dispatcher that takes its commits' deliveries, then dies.
+    quiet.db.deliveries_lease = timedelta(seconds=60)
+    try:
+        new_contact(api)
+    finally:
+        quiet.db.deliveries_lease = None
+    [handed] = deliveries(api, endpoint_id)
+
+    assert handed["status"] == "pending" and handed["attempts"] == 0
+    assert handed["id"] not in {
+        due.delivery_id for due in quiet.call(queue.claim(quiet.db, now(), 100))
+    }
+    quiet.call(_lease_of_delivery_ran_out(quiet.db, workspace.id, handed["id"]))
+    with dispatching(quiet):
+        delivered = only_delivery(api, endpoint_id, status="succeeded")
+    assert delivered["attempts"] == 1
+    assert len(receiver.wait_for(1)) == 1
+
+
+async def _lease_of_delivery_ran_out(db: Database, workspace_id: str, delivery_id: str) -> None:
+    async with db.transaction() as connection:
+        await connection.execute(
+            update(webhook_deliveries)
+            .where(
+                webhook_deliveries.c.workspace_id == workspace_id,
+                webhook_deliveries.c.id == delivery_id,
+            )
+            .values(next_attempt_at=now() - timedelta(seconds=1))
+        )
+
+
 def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
     quiet: RunningServer, receiver: Receiver
 ) -> None:
