@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import BindParameter, Integer, Select, bindparam
@@ -28,16 +27,37 @@ PAGE_LIMIT: BindParameter[int] = bindparam("list_limit", type_=Integer())
 AFTER = "list_after"
 
 
-@dataclass(frozen=True, slots=True)
 class ListQuery:
     """One page of a list (`first + 1` rows, ordered) and its count, with their values.
-    `shape` names the statements: None when they were built for this request alone (a
-    search, whose SQL holds its words), which a compiled answer does not take."""
+    `shape` names the statements: None when they are built for this request alone (a
+    search, whose SQL holds its words), which a compiled answer does not take; those are
+    built when first read, so a caller that reads one pays for one."""
 
-    rows: Select[Any]
-    count: Select[Any]
-    values: dict[str, Any]
-    shape: Hashable | None = None
+    __slots__ = ("_count", "_rows", "shape", "values")
+
+    def __init__(
+        self,
+        rows: Callable[[], Select[Any]],
+        count: Callable[[], Select[Any]],
+        values: dict[str, Any],
+        shape: Hashable | None = None,
+    ) -> None:
+        self._rows: Select[Any] | Callable[[], Select[Any]] = rows
+        self._count: Select[Any] | Callable[[], Select[Any]] = count
+        self.values = values
+        self.shape = shape
+
+    @property
+    def rows(self) -> Select[Any]:
+        if not isinstance(self._rows, Select):
+            self._rows = self._rows()
+        return self._rows
+
+    @property
+    def count(self) -> Select[Any]:
+        if not isinstance(self._count, Select):
+            self._count = self._count()
+        return self._count
 
 
 class Kept(Generic[K, V]):

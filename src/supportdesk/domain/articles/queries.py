@@ -105,15 +105,18 @@ def list_query(workspace_id: str, page: PageRequest, where: ArticleFilter) -> Li
     counted = tuple(values)
     found = _search(where)
     if found is not None:  # its words are in its SQL: built for this request alone
-        rows, count = _ranked(page, counted, found), _count(counted, found)
-        return ListQuery(rows, count, page_values(page, values))
+        return ListQuery(
+            lambda: _ranked(page, counted, found),
+            lambda: _count(counted, found),
+            page_values(page, values),
+        )
     if page.after:
         if ":" in page.after:
             raise InvalidArgument(_NOT_OURS)
         values[AFTER] = page.after
     shape = (tuple(values), counted)
     rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
-    return ListQuery(rows, count, page_values(page, values), shape)
+    return ListQuery(lambda: rows, lambda: count, page_values(page, values), shape)
 
 
 async def list_articles(
@@ -123,7 +126,7 @@ async def list_articles(
     relevant first, then oldest first. Search pages continue after (relevance, id)."""
     query = list_query(workspace_id, page, where)
     rows = (await connection.execute(query.rows, query.values)).mappings()
-    if _search(where) is None:
+    if query.shape is not None:  # no search: creation order
         return page_of([ArticleHit(article_of(row)) for row in rows], page.first)
     hits = [ArticleHit(article_of(row), float(row["score"])) for row in rows]
     return page_of(hits, page.first)

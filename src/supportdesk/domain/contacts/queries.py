@@ -78,7 +78,7 @@ def list_query(workspace_id: str, page: PageRequest, where: ContactFilter) -> Li
         values[AFTER] = page.after
     shape = (tuple(values), counted)
     rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
-    return ListQuery(rows, count, page_values(page, values), shape)
+    return ListQuery(lambda: rows, lambda: count, page_values(page, values), shape)
 
 
 async def list_contacts(

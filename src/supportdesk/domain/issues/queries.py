@@ -329,13 +329,17 @@ def list_query(
     if found is not None:  # its words are in its SQL: built for this request alone
         search = (found, workspace_id)
         if order is IssueOrder.RELEVANCE:
-            rows = _ranked(page, counted, flag, search)
-        else:
-            rows = _page(order, paged, flag, search)
-        return ListQuery(rows, _count(counted, flag, search), values)
+            return ListQuery(
+                lambda: _ranked(page, counted, flag, search),
+                lambda: _count(counted, flag, search),
+                values,
+            )
+        return ListQuery(
+            lambda: _page(order, paged, flag, search), lambda: _count(counted, flag, search), values
+        )
     shape = (order, paged, counted, flag)
     rows, count = _SHAPES.get(shape, lambda: (_page(order, paged, flag), _count(counted, flag)))
-    return ListQuery(rows, count, values, shape)
+    return ListQuery(lambda: rows, lambda: count, values, shape)
 
 
 async def list_issues(
