@@ -12,10 +12,19 @@ compiled answer wraps them (domain/answers/roots.py): both read the same stateme
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import BindParameter, Integer, Select, bindparam
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    FromClause,
+    Integer,
+    Select,
+    bindparam,
+    func,
+    select,
+)
 
 from supportdesk.domain.pagination import PageRequest
 
@@ -83,3 +92,38 @@ def page_values(page: PageRequest, values: dict[str, Any]) -> dict[str, Any]:
     """The values with the page's size (and one more row) bound."""
     values[PAGE_LIMIT.key] = page.first + 1
     return values
+
+
+class CreationOrder:
+    """A list of one table in creation (id) order whose filter `filtered` adds to a
+    statement by the names of the values given: its statements kept per shape."""
+
+    def __init__(
+        self,
+        table: FromClause,
+        columns: Sequence[ColumnElement[Any]],
+        filtered: Callable[[Select[Any], Collection[str]], Select[Any]],
+    ) -> None:
+        self._table = table
+        self._columns = columns
+        self._filtered = filtered
+        self._shapes: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(32)
+
+    def query(self, page: PageRequest, values: dict[str, Any]) -> ListQuery:
+        """The page after `page.after` (plus one row) and the count, for these values."""
+        counted = tuple(values)
+        if page.after:
+            values[AFTER] = page.after
+        shape = (tuple(values), counted)
+        rows, count = self._shapes.get(shape, lambda: self._statements(*shape))
+        return ListQuery(lambda: rows, lambda: count, page_values(page, values), shape)
+
+    def _statements(
+        self, paged: tuple[str, ...], counted: tuple[str, ...]
+    ) -> tuple[Select[Any], Select[Any]]:
+        id_column = self._table.c.id
+        rows = self._filtered(select(*self._columns), paged)
+        if AFTER in paged:
+            rows = rows.where(id_column > bindparam(AFTER))
+        count = self._filtered(select(func.count()).select_from(self._table), counted)
+        return rows.order_by(id_column).limit(PAGE_LIMIT), count

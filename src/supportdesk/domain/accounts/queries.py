@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import Select, bindparam
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
-from supportdesk.domain.lists import AFTER, PAGE_LIMIT, Kept, ListQuery, page_values
+from supportdesk.domain.lists import CreationOrder, ListQuery
 from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
@@ -40,29 +40,13 @@ def _filtered(query: Select[Any], names: Collection[str]) -> Select[Any]:
     return query
 
 
-def _statements(
-    paged: tuple[str, ...], counted: tuple[str, ...]
-) -> tuple[Select[Any], Select[Any]]:
-    rows = _filtered(select(*ACCOUNT_COLUMNS), paged)
-    if AFTER in paged:
-        rows = rows.where(accounts.c.id > bindparam(AFTER))
-    count = _filtered(select(func.count()).select_from(accounts), counted)
-    return rows.order_by(accounts.c.id).limit(PAGE_LIMIT), count
-
-
-_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(16)
+_LIST = CreationOrder(accounts, ACCOUNT_COLUMNS, _filtered)
 
 
 def list_query(workspace_id: str, page: PageRequest, where: AccountFilter) -> ListQuery:
     """One page of the list in creation order (plus one row that says whether there is
     more) and the count of what the filter matches."""
-    values = _filter_values(workspace_id, where)
-    counted = tuple(values)
-    if page.after:
-        values[AFTER] = page.after
-    shape = (tuple(values), counted)
-    rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
-    return ListQuery(lambda: rows, lambda: count, page_values(page, values), shape)
+    return _LIST.query(page, _filter_values(workspace_id, where))
 
 
 async def list_accounts(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from sqlalchemy import Select, and_, bindparam, func, or_, select
@@ -22,7 +22,7 @@ from supportdesk.domain.articles.models import (
 from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.full_text import relevance_position, search_words
-from supportdesk.domain.lists import AFTER, PAGE_LIMIT, Kept, ListQuery, page_values
+from supportdesk.domain.lists import PAGE_LIMIT, CreationOrder, ListQuery, page_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -72,15 +72,6 @@ def _count(names: Collection[str], found: Search | None) -> Select[Any]:
     return _filtered(select(func.count()).select_from(articles), names, found)
 
 
-def _statements(
-    paged: tuple[str, ...], counted: tuple[str, ...]
-) -> tuple[Select[Any], Select[Any]]:
-    rows = _filtered(select(*ARTICLE_COLUMNS), paged, None)
-    if AFTER in paged:
-        rows = rows.where(articles.c.id > bindparam(AFTER))
-    return rows.order_by(articles.c.id).limit(PAGE_LIMIT), _count(counted, None)
-
-
 def _ranked(page: PageRequest, names: Collection[str], found: Search) -> Select[Any]:
     """A page of the search's matches, most relevant first, then oldest first; each row
     is ARTICLE_COLUMNS and the score."""
@@ -95,28 +86,24 @@ def _ranked(page: PageRequest, names: Collection[str], found: Search) -> Select[
     return ranked.order_by(position.score.desc(), position.id).limit(PAGE_LIMIT)
 
 
-_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(16)
+_LIST = CreationOrder(articles, ARTICLE_COLUMNS, lambda query, names: _filtered(query, names, None))
 
 
 def list_query(workspace_id: str, page: PageRequest, where: ArticleFilter) -> ListQuery:
     """One page of the list (plus one row that says whether there is more) and the count
     of what it holds: in creation order, or for a search most relevant first."""
     values = _filter_values(workspace_id, where)
-    counted = tuple(values)
     found = _search(where)
     if found is not None:  # its words are in its SQL: built for this request alone
+        counted = tuple(values)
         return ListQuery(
             lambda: _ranked(page, counted, found),
             lambda: _count(counted, found),
             page_values(page, values),
         )
-    if page.after:
-        if ":" in page.after:
-            raise InvalidArgument(_NOT_OURS)
-        values[AFTER] = page.after
-    shape = (tuple(values), counted)
-    rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
-    return ListQuery(lambda: rows, lambda: count, page_values(page, values), shape)
+    if page.after and ":" in page.after:
+        raise InvalidArgument(_NOT_OURS)
+    return _LIST.query(page, values)
 
 
 async def list_articles(

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, Select, bindparam, func, select
+from sqlalchemy import RowMapping, Select, bindparam, select
 
 from supportdesk.db import Database, positional
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
-from supportdesk.domain.lists import AFTER, PAGE_LIMIT, Kept, ListQuery, page_values
+from supportdesk.domain.lists import CreationOrder, ListQuery
 from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages
@@ -56,29 +56,13 @@ def _filtered(query: Select[Any], names: Collection[str]) -> Select[Any]:
     return query
 
 
-def _statements(
-    paged: tuple[str, ...], counted: tuple[str, ...]
-) -> tuple[Select[Any], Select[Any]]:
-    rows = _filtered(select(*CONTACT_COLUMNS), paged)
-    if AFTER in paged:
-        rows = rows.where(contacts.c.id > bindparam(AFTER))
-    count = _filtered(select(func.count()).select_from(contacts), counted)
-    return rows.order_by(contacts.c.id).limit(PAGE_LIMIT), count
-
-
-_SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(16)
+_LIST = CreationOrder(contacts, CONTACT_COLUMNS, _filtered)
 
 
 def list_query(workspace_id: str, page: PageRequest, where: ContactFilter) -> ListQuery:
     """One page of the list in creation order (plus one row that says whether there is
     more) and the count of what the filter matches."""
-    values = _filter_values(workspace_id, where)
-    counted = tuple(values)
-    if page.after:
-        values[AFTER] = page.after
-    shape = (tuple(values), counted)
-    rows, count = _SHAPES.get(shape, lambda: _statements(*shape))
-    return ListQuery(lambda: rows, lambda: count, page_values(page, values), shape)
+    return _LIST.query(page, _filter_values(workspace_id, where))
 
 
 async def list_contacts(
