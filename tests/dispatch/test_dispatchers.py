@@ -106,7 +106,7 @@ def test_a_lease_that_ran_out_is_taken_again_and_the_late_outcome_dropped(
     assert crashed.delivery_id not in {
         due.delivery_id for due in quiet.call(queue.claim(quiet.db, now(), 100))
     }
-    quiet.call(_lease_ran_out(quiet.db, crashed))
+    quiet.call(_lease_ran_out(quiet.db, crashed.workspace_id, crashed.delivery_id))
     with dispatching(quiet):
         delivered = only_delivery(api, endpoint_id, status="succeeded")
     assert delivered["attempts"] == 1
@@ -139,23 +139,11 @@ def test_deliveries_handed_to_a_process_that_died_wait_out_their_lease_then_go_o
     assert handed["id"] not in {
         due.delivery_id for due in quiet.call(queue.claim(quiet.db, now(), 100))
     }
-    quiet.call(_lease_of_delivery_ran_out(quiet.db, workspace.id, handed["id"]))
+    quiet.call(_lease_ran_out(quiet.db, workspace.id, handed["id"]))
     with dispatching(quiet):
         delivered = only_delivery(api, endpoint_id, status="succeeded")
     assert delivered["attempts"] == 1
     assert len(receiver.wait_for(1)) == 1
-
-
-async def _lease_of_delivery_ran_out(db: Database, workspace_id: str, delivery_id: str) -> None:
-    async with db.transaction() as connection:
-        await connection.execute(
-            update(webhook_deliveries)
-            .where(
-                webhook_deliveries.c.workspace_id == workspace_id,
-                webhook_deliveries.c.id == delivery_id,
-            )
-            .values(next_attempt_at=now() - timedelta(seconds=1))
-        )
 
 
 def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
@@ -194,14 +182,14 @@ def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
     assert recorded[1]["lastError"] == "HTTP 500" and recorded[1]["nextAttemptAt"] is not None
 
 
-async def _lease_ran_out(db: Database, due: queue.Due) -> None:
+async def _lease_ran_out(db: Database, workspace_id: str, delivery_id: str) -> None:
     """As if the lease's 60 s had passed."""
     async with db.transaction() as connection:
         await connection.execute(
             update(webhook_deliveries)
             .where(
-                webhook_deliveries.c.workspace_id == due.workspace_id,
-                webhook_deliveries.c.id == due.delivery_id,
+                webhook_deliveries.c.workspace_id == workspace_id,
+                webhook_deliveries.c.id == delivery_id,
             )
             .values(next_attempt_at=now() - timedelta(seconds=1))
         )
