@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import asyncpg
 import pytest
 from sqlalchemy import ClauseElement, Executable, Select, insert, text
 from sqlalchemy.ext.compiler import compiles
@@ -199,3 +200,40 @@ def test_a_search_is_planned_for_its_workspace(workspace: WorkspaceFixture) -> N
     assert len(searching) == 2  # the page and the count
     assert all(f"issues.workspace_id = '{workspace.id}'" in s for s in searching), searching
     assert not any(workspace.id in s for s in listing), listing
+
+
+@pytest.mark.parametrize("order", [None, issues.IssueOrder.UPDATED_DESC])
+def test_a_list_keeps_one_plan_for_pages_of_its_size(
+    seeded: Seeded, order: issues.IssueOrder | None
+) -> None:
+    """PostgreSQL re-plans a prepared statement at every run while its generic plan looks
+    dearer than a custom one, as it always does with a bound LIMIT (reckoned a tenth of the
+    rows). A list writes its page's size into its SQL, so the plan is made once."""
+    workspace = seeded.workspace
+    if workspace.server.db.is_sqlite:
+        pytest.skip("SQLite has no plan cache to keep: it prepares every statement as is")
+    query = issues.list_query(workspace.id, PageRequest(25, None), issues.IssueFilter(), order)
+    compiled = workspace.server.db.compile(query.rows)
+    values = [query.values[name] for name in compiled.names]
+
+    async def plans() -> tuple[int, int]:
+        # A connection of its own: the statement prepared once, as the server's pools do.
+        url = workspace.server.database_url.replace("postgresql+asyncpg://", "postgresql://")
+        connection = await asyncpg.connect(url)
+        try:
+            statement = await connection.prepare(compiled.sql)
+            for _ in range(8):  # PostgreSQL weighs a generic plan after five custom ones
+                await statement.fetch(*values)
+            found = await connection.fetchrow(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                "WHERE statement = $1",
+                compiled.sql,
+            )
+            assert found is not None
+            return int(found[0]), int(found[1])
+        finally:
+            await connection.close()
+
+    generic, custom = workspace.server.call(plans())
+
+    assert generic >= 3, f"{generic} generic and {custom} custom plans"

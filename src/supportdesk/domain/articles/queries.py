@@ -22,7 +22,7 @@ from supportdesk.domain.articles.models import (
 from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.full_text import relevance_position, search_words
-from supportdesk.domain.lists import PAGE_LIMIT, CreationOrder, ListQuery, page_values
+from supportdesk.domain.lists import CreationOrder, ListQuery, page_limit
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -83,7 +83,7 @@ def _ranked(page: PageRequest, names: Collection[str], found: Search) -> Select[
         ranked = ranked.where(
             or_(position.score < score, and_(position.score == score, position.id > after_id))
         )
-    return ranked.order_by(position.score.desc(), position.id).limit(PAGE_LIMIT)
+    return ranked.order_by(position.score.desc(), position.id).limit(page_limit(page))
 
 
 _LIST = CreationOrder(articles, ARTICLE_COLUMNS, lambda query, names: _filtered(query, names, None))
@@ -99,7 +99,7 @@ def list_query(workspace_id: str, page: PageRequest, where: ArticleFilter) -> Li
         return ListQuery(
             lambda: _ranked(page, counted, found),
             lambda: _count(counted, found),
-            page_values(page, values),
+            values,
         )
     if page.after and ":" in page.after:
         raise InvalidArgument(_NOT_OURS)

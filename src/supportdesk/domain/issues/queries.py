@@ -53,7 +53,7 @@ from supportdesk.domain.issues.models import (
 from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
-from supportdesk.domain.lists import PAGE_LIMIT, Kept, ListQuery, page_values
+from supportdesk.domain.lists import Kept, ListQuery, page_limit
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 
@@ -265,6 +265,7 @@ def _past(order: IssueOrder, names: Collection[str]) -> ColumnElement[bool] | No
 
 def _page(
     order: IssueOrder,
+    page: PageRequest,
     names: Collection[str],
     flag: str | None,
     search: tuple[Search, str] | None = None,
@@ -276,8 +277,8 @@ def _page(
         query = query.where(past)
     keys = (issues.c.updated_at, issues.c.id) if order in _UPDATED_KIND else (issues.c.id,)
     if order in _DESCENDING:
-        return query.order_by(*(key.desc() for key in keys)).limit(PAGE_LIMIT)
-    return query.order_by(*keys).limit(PAGE_LIMIT)
+        return query.order_by(*(key.desc() for key in keys)).limit(page_limit(page))
+    return query.order_by(*keys).limit(page_limit(page))
 
 
 def _count(
@@ -301,11 +302,11 @@ def _ranked(
         ranked = ranked.where(
             or_(scored.c.score < score, and_(scored.c.score == score, scored.c.id > issue_id))
         )
-    return ranked.order_by(scored.c.score.desc(), scored.c.id).limit(PAGE_LIMIT)
+    return ranked.order_by(scored.c.score.desc(), scored.c.id).limit(page_limit(page))
 
 
 # Each shape's page and count (`list_query`); shapes are few: which filters are set, the
-# number of labels asked for, the order and whether a cursor is given.
+# number of labels asked for, the order, whether a cursor is given and the page's size.
 _SHAPES: Kept[Hashable, tuple[Select[Any], Select[Any]]] = Kept(256)
 
 
@@ -324,7 +325,7 @@ def list_query(
     if page.after and order is not IssueOrder.RELEVANCE:
         dropped, past = _past_cursor(page.after, order, where)
     paged = tuple(name for name in counted if name != dropped) + tuple(past)
-    values = page_values(page, {**values, **past})
+    values = {**values, **past}
     found = _search(where)
     if found is not None:  # its words are in its SQL: built for this request alone
         search = (found, workspace_id)
@@ -335,10 +336,14 @@ def list_query(
                 values,
             )
         return ListQuery(
-            lambda: _page(order, paged, flag, search), lambda: _count(counted, flag, search), values
+            lambda: _page(order, page, paged, flag, search),
+            lambda: _count(counted, flag, search),
+            values,
         )
-    shape = (order, paged, counted, flag)
-    rows, count = _SHAPES.get(shape, lambda: (_page(order, paged, flag), _count(counted, flag)))
+    shape = (order, paged, counted, flag, page.first)
+    rows, count = _SHAPES.get(
+        shape, lambda: (_page(order, page, paged, flag), _count(counted, flag))
+    )
     return ListQuery(lambda: rows, lambda: count, values, shape)
 
 
