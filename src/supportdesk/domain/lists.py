@@ -12,7 +12,8 @@ The page's size is part of the shape and written into the SQL (`page_limit`), no
 PostgreSQL plans a prepared statement whose LIMIT is bound again at every execution (its
 generic plan reckons on a tenth of the rows, so it never looks cheaper than a custom one),
 which cost the database more than a third of its time on a page of 50 issues. With the
-LIMIT written in, it keeps one generic plan. Clients ask for few page sizes.
+LIMIT written in, and the workspace out of the planner's sight (`workspace_condition`), it keeps
+one generic plan. Clients ask for few page sizes.
 """
 
 from __future__ import annotations
@@ -90,6 +91,15 @@ class Kept(Generic[K, V]):
         if len(self._kept) > self._limit:
             self._kept.popitem(last=False)
         return made
+
+
+def workspace_condition(column: ColumnElement[str]) -> ColumnElement[bool]:
+    """`column` equal to the bound `workspace_id`, given as a sub-select whose value the
+    planner does not look at. A list's best plan is the same for every workspace (its index
+    in order, up to the page's size), but PostgreSQL, finding a large workspace's id among
+    its statistics, reckons a plan made for that id cheaper than the generic one and plans
+    again at every execution. Unseen, every id costs what the generic plan does."""
+    return column == select(bindparam("workspace_id", type_=column.type)).scalar_subquery()
 
 
 def page_limit(page: PageRequest) -> ColumnElement[int]:

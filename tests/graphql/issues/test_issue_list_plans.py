@@ -237,3 +237,22 @@ def test_a_list_keeps_one_plan_for_pages_of_its_size(
     generic, custom = workspace.server.call(plans())
 
     assert generic >= 3, f"{generic} generic and {custom} custom plans"
+
+
+def test_a_list_is_reckoned_alike_for_every_workspace(
+    seeded: Seeded, workspace: WorkspaceFixture
+) -> None:
+    """The planner does not look at which workspace a plain list is for (its plan is the
+    same for all): PostgreSQL would otherwise reckon a plan made for a large workspace
+    cheaper than its generic plan, and plan such a list again at every request."""
+    if workspace.server.db.is_sqlite:
+        pytest.skip("SQLite has no plan cache to keep: it prepares every statement as is")
+    new_issue(workspace.client())
+    page = PageRequest(25, None)
+
+    def cost(workspace_id: str) -> str:
+        query = issues.list_query(workspace_id, page, issues.IssueFilter(), None)
+        first_line = plan_of(seeded.workspace, query).splitlines()[0]
+        return first_line[first_line.index("(cost=") :]
+
+    assert cost(seeded.workspace.id) == cost(workspace.id)

@@ -11,7 +11,7 @@ from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
-from supportdesk.domain.lists import CreationOrder, ListQuery
+from supportdesk.domain.lists import CreationOrder, ListQuery, workspace_condition
 from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
@@ -32,7 +32,7 @@ def _filter_values(workspace_id: str, where: AccountFilter) -> dict[str, Any]:
 
 
 def _filtered(query: Select[Any], names: Collection[str]) -> Select[Any]:
-    query = query.where(accounts.c.workspace_id == bindparam("workspace_id"))
+    query = query.where(workspace_condition(accounts.c.workspace_id))
     if "list_domain" in names:
         query = query.where(accounts.c.domain == bindparam("list_domain"))
     if PATTERN in names:

@@ -22,7 +22,7 @@ from supportdesk.domain.articles.models import (
 from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.full_text import relevance_position, search_words
-from supportdesk.domain.lists import CreationOrder, ListQuery, page_limit
+from supportdesk.domain.lists import CreationOrder, ListQuery, page_limit, workspace_condition
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -60,7 +60,7 @@ def _filter_values(workspace_id: str, where: ArticleFilter) -> dict[str, Any]:
 
 
 def _filtered(query: Select[Any], names: Collection[str], found: Search | None) -> Select[Any]:
-    query = query.where(articles.c.workspace_id == bindparam("workspace_id"))
+    query = query.where(workspace_condition(articles.c.workspace_id))
     if "list_status" in names:
         query = query.where(articles.c.status == bindparam("list_status"))
     if found is not None:

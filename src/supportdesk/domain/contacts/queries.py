@@ -12,7 +12,7 @@ from supportdesk.db import Database, positional
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
-from supportdesk.domain.lists import CreationOrder, ListQuery
+from supportdesk.domain.lists import CreationOrder, ListQuery, workspace_condition
 from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages
@@ -48,7 +48,7 @@ def _filter_values(workspace_id: str, where: ContactFilter) -> dict[str, Any]:
 
 
 def _filtered(query: Select[Any], names: Collection[str]) -> Select[Any]:
-    query = query.where(contacts.c.workspace_id == bindparam("workspace_id"))
+    query = query.where(workspace_condition(contacts.c.workspace_id))
     if "list_account_id" in names:
         query = query.where(contacts.c.account_id == bindparam("list_account_id"))
     if PATTERN in names:

@@ -53,7 +53,7 @@ from supportdesk.domain.issues.models import (
 from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
-from supportdesk.domain.lists import Kept, ListQuery, page_limit
+from supportdesk.domain.lists import Kept, ListQuery, page_limit, workspace_condition
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 
@@ -135,7 +135,7 @@ def _filtered(
     """`query` limited to the issues a filter of these value names (and flag) matches, the
     values bound by those names; `search`: the search and its workspace."""
     if search is None:
-        query = query.where(issues.c.workspace_id == bindparam("workspace_id"))
+        query = query.where(workspace_condition(issues.c.workspace_id))
     else:
         # The workspace written into the statement, not bound: PostgreSQL plans a prepared
         # statement once for every value after five runs, and a search's best plan depends
