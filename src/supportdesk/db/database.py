@@ -159,7 +159,8 @@ class Database:
         # Called after a commit that queued webhook deliveries, with those handed over to
         # this process's dispatcher (db/outbox.py).
         self.delivery_listeners: list[Callable[[Sequence[HandedOver]], None]] = []
-        # How long deliveries are leased to the dispatcher that takes them (`take_deliveries`).
+        # How long deliveries are leased to the dispatcher of this process that takes them
+        # (None: no dispatcher runs here; set by the first that starts).
         self.deliveries_lease: timedelta | None = None
 
     @staticmethod

@@ -1,13 +1,14 @@
 """What a transaction that queued webhook deliveries tells this process's dispatcher once it
 has committed, so that the first attempt leaves at once instead of at the next poll.
 
-When a dispatcher runs in this process (`Database.take_deliveries`), a writer queues its
-deliveries already leased to it, for the dispatcher's lease, and hands their keys over: the
-dispatcher sends them without taking them from the queue first (a transaction per batch
-that each delivery would otherwise cost). Other dispatchers leave a leased delivery alone,
-and when this process dies before its attempt, the delivery is due again when the lease
-runs out, as one cut short is. Without a dispatcher here, deliveries are queued due at once
-and the writer only marks that some are waiting.
+When a dispatcher runs in this process (`Database.deliveries_lease`), a writer queues its
+deliveries already leased to it, for the dispatcher's lease, and hands them over with their
+events' bodies: the dispatcher sends them without taking them from the queue first (a
+transaction per batch that each delivery would otherwise cost), reading only their
+endpoints. Other dispatchers leave a leased delivery alone, and when this process dies
+before its attempt, the delivery is due again when the lease runs out, as one cut short is.
+Without a dispatcher here, deliveries are queued due at once and the writer only marks that
+some are waiting.
 
 `Database.transaction` gives the transaction the lease and, after the commit, passes the
 keys on; a rolled-back transaction hands over nothing."""
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from supportdesk.db.connection import Connection
 
@@ -26,11 +28,15 @@ _LEASE = "supportdesk.deliveries_lease"
 
 @dataclass(frozen=True, slots=True)
 class HandedOver:
-    """A delivery queued leased to this process's dispatcher until `lease_until`."""
+    """A delivery queued leased to this process's dispatcher until `lease_until`, of the
+    event `event_id` (whose JSON is `body`) to the endpoint `endpoint_id`."""
 
     workspace_id: str
     delivery_id: str
     lease_until: datetime
+    endpoint_id: str
+    event_id: str
+    body: dict[str, Any]
 
 
 def offer_lease(connection: Connection, lease: timedelta | None) -> None:

@@ -131,15 +131,54 @@ async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE
         return await _load(connection, {key[1]: (key[0], lease_end) for key in keys})
 
 
+# The endpoints of deliveries handed over by this process's commits, which hold the rest.
+_ENDPOINTS = select(
+    webhook_endpoints.c.workspace_id,
+    webhook_endpoints.c.id,
+    webhook_endpoints.c.url,
+    webhook_endpoints.c.enabled,
+    webhook_endpoints.c.secret_sealed,
+    webhook_endpoints.c.previous_secret_sealed,
+    webhook_endpoints.c.previous_secret_expires_at,
+).where(
+    # As _LOAD: the workspaces, then the endpoints, whose ids are unique.
+    webhook_endpoints.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
+    webhook_endpoints.c.id.in_(bindparam("ids", expanding=True)),
+)
+
+
 async def load(db: Database, handed: Sequence[HandedOver]) -> list[Due]:
-    """What the attempts of deliveries leased at their queueing need (db/outbox.py): one
-    read, whatever their number."""
+    """What the attempts of deliveries leased at their queueing need (db/outbox.py): their
+    endpoints, in one read whatever their number. One whose endpoint was deleted meanwhile
+    has nothing to do."""
     if not handed:
         return []
+    parameters = {
+        "workspaces": sorted({h.workspace_id for h in handed}),
+        "ids": sorted({h.endpoint_id for h in handed}),
+    }
     async with db.read() as connection:
-        return await _load(
-            connection, {h.delivery_id: (h.workspace_id, h.lease_until) for h in handed}
+        rows = (await connection.execute(_ENDPOINTS, parameters)).all()
+    endpoints = {(row[0], row[1]): row[2:] for row in rows}
+    return [
+        Due(
+            h.workspace_id,
+            h.delivery_id,
+            h.endpoint_id,
+            h.event_id,
+            0,
+            h.lease_until,
+            h.body,
+            *_target(endpoints[h.workspace_id, h.endpoint_id]),
         )
+        for h in handed
+        if (h.workspace_id, h.endpoint_id) in endpoints
+    ]
+
+
+def _target(row: Any) -> tuple[str, bool, str, str | None, datetime | None]:
+    url, enabled, sealed, previous_sealed, previous_expires_at = row
+    return url, bool(enabled), sealed, previous_sealed, previous_expires_at
 
 
 async def _load(connection: Connection, leases: dict[str, tuple[str, datetime]]) -> list[Due]:
@@ -156,7 +195,6 @@ async def _load(connection: Connection, leases: dict[str, tuple[str, datetime]])
 
 def _due(row: Any, lease_end: datetime) -> Due:
     workspace_id, delivery_id, endpoint_id, event_id, attempts, payload = row[:6]
-    url, enabled, sealed, previous_sealed, previous_expires_at = row[6:11]
     event_row = row[11:]
     if payload is not None:
         body: dict[str, Any] | None = payload
@@ -172,9 +210,5 @@ def _due(row: Any, lease_end: datetime) -> Due:
         int(attempts),
         lease_end,
         body,
-        url,
-        bool(enabled),
-        sealed,
-        previous_sealed,
-        previous_expires_at,
+        *_target(row[6:11]),
     )

@@ -267,10 +267,19 @@ async def _queue_deliveries(
     # Leased to this process's dispatcher, which sends them once this commits; or due now.
     lease = lease_here(connection)
     leased_until = None if lease is None else moment + lease
+    wanted = [
+        (event, endpoint_id)
+        for event in recorded
+        for endpoint_id, event_types in endpoints
+        if subscribes(event_types, event.type)
+    ]
+    if not wanted:
+        return
+    ids = [new_id("WebhookDelivery", moment) for _ in wanted]
     rows = [
         {
             "workspace_id": workspace_id,
-            "id": new_id("WebhookDelivery", moment),
+            "id": delivery_id,
             "endpoint_id": endpoint_id,
             "event_id": event.id,
             "event_type": event.type,
@@ -281,15 +290,15 @@ async def _queue_deliveries(
             "lease_until": leased_until,
             "created_at": moment,
         }
-        for event in recorded
-        for endpoint_id, event_types in endpoints
-        if subscribes(event_types, event.type)
+        for delivery_id, (event, endpoint_id) in zip(ids, wanted, strict=True)
     ]
-    if not rows:
-        return
     await connection.write_many(_INSERT_DELIVERY, rows)
     if leased_until is None:
         mark_deliveries_waiting(connection)
-    else:
-        handed = [HandedOver(workspace_id, str(row["id"]), leased_until) for row in rows]
-        hand_over(connection, handed)
+        return
+    bodies = {event.id: event.body() for event in recorded}
+    handed = [
+        HandedOver(workspace_id, delivery_id, leased_until, endpoint_id, event.id, bodies[event.id])
+        for delivery_id, (event, endpoint_id) in zip(ids, wanted, strict=True)
+    ]
+    hand_over(connection, handed)
