@@ -431,6 +431,17 @@ async def open_store(url: str) -> Store:
     return await PostgresStore.open(asyncpg_dsn(url))
 
 
+async def refresh_statistics(url: str) -> None:
+    """The planner's statistics as a server that has run a while has them (autovacuum
+    gathers them within a minute of a table's growth): the warm-ups fill tables that the
+    seed left empty, such as the webhook deliveries."""
+    store = await open_store(url)
+    try:
+        await store.analyse()
+    finally:
+        await store.close()
+
+
 # ---------------------------------------------------------------------------- rows
 
 ACCOUNT_COLUMNS = ("workspace_id", "id", "name", "domain", "created_at", "updated_at")
