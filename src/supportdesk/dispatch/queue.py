@@ -54,6 +54,14 @@ _CLAIM = (
     .values(lease_until=bindparam("lease_end"), next_attempt_at=bindparam("lease_end"))
     .returning(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
 )
+# Where and how an attempt is sent: its endpoint's columns, in `_target`'s order.
+_TARGET = (
+    webhook_endpoints.c.url,
+    webhook_endpoints.c.enabled,
+    webhook_endpoints.c.secret_sealed,
+    webhook_endpoints.c.previous_secret_sealed,
+    webhook_endpoints.c.previous_secret_expires_at,
+)
 # Everything the batch's attempts need, in one read: each delivery with its endpoint and its
 # event (none for a test delivery, whose body is its payload).
 _LOAD = (
@@ -64,11 +72,7 @@ _LOAD = (
         webhook_deliveries.c.event_id,
         webhook_deliveries.c.attempts,
         webhook_deliveries.c.payload,
-        webhook_endpoints.c.url,
-        webhook_endpoints.c.enabled,
-        webhook_endpoints.c.secret_sealed,
-        webhook_endpoints.c.previous_secret_sealed,
-        webhook_endpoints.c.previous_secret_expires_at,
+        *_TARGET,
         *EVENT_COLUMNS,
     )
     .select_from(
@@ -132,15 +136,7 @@ async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE
 
 
 # The endpoints of deliveries handed over by this process's commits, which hold the rest.
-_ENDPOINTS = select(
-    webhook_endpoints.c.workspace_id,
-    webhook_endpoints.c.id,
-    webhook_endpoints.c.url,
-    webhook_endpoints.c.enabled,
-    webhook_endpoints.c.secret_sealed,
-    webhook_endpoints.c.previous_secret_sealed,
-    webhook_endpoints.c.previous_secret_expires_at,
-).where(
+_ENDPOINTS = select(webhook_endpoints.c.workspace_id, webhook_endpoints.c.id, *_TARGET).where(
     # As _LOAD: the workspaces, then the endpoints, whose ids are unique.
     webhook_endpoints.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
     webhook_endpoints.c.id.in_(bindparam("ids", expanding=True)),

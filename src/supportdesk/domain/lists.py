@@ -11,8 +11,8 @@ compiled answer wraps them (domain/answers/roots.py): both read the same stateme
 The page's size is part of the shape and written into the SQL (`page_limit`), not bound:
 PostgreSQL plans a prepared statement whose LIMIT is bound again at every execution (its
 generic plan reckons on a tenth of the rows, so it never looks cheaper than a custom one),
-which cost the database more than a third of its time on a page of 50 issues. With the
-LIMIT written in, and the workspace out of the planner's sight (`workspace_condition`), it keeps
+which cost the database about a fifth of its time on a page of 50 issues. With the LIMIT
+written in, and the workspace out of the planner's sight (`workspace_condition`), it keeps
 one generic plan. Clients ask for few page sizes.
 """
 

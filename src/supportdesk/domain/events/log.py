@@ -267,15 +267,14 @@ async def _queue_deliveries(
     # Leased to this process's dispatcher, which sends them once this commits; or due now.
     lease = lease_here(connection)
     leased_until = None if lease is None else moment + lease
-    wanted = [
-        (event, endpoint_id)
+    queued = [
+        (new_id("WebhookDelivery", moment), event, endpoint_id)
         for event in recorded
         for endpoint_id, event_types in endpoints
         if subscribes(event_types, event.type)
     ]
-    if not wanted:
+    if not queued:
         return
-    ids = [new_id("WebhookDelivery", moment) for _ in wanted]
     rows = [
         {
             "workspace_id": workspace_id,
@@ -290,7 +289,7 @@ async def _queue_deliveries(
             "lease_until": leased_until,
             "created_at": moment,
         }
-        for delivery_id, (event, endpoint_id) in zip(ids, wanted, strict=True)
+        for delivery_id, event, endpoint_id in queued
     ]
     await connection.write_many(_INSERT_DELIVERY, rows)
     if leased_until is None:
@@ -299,6 +298,6 @@ async def _queue_deliveries(
     bodies = {event.id: event.body() for event in recorded}
     handed = [
         HandedOver(workspace_id, delivery_id, leased_until, endpoint_id, event.id, bodies[event.id])
-        for delivery_id, (event, endpoint_id) in zip(ids, wanted, strict=True)
+        for delivery_id, event, endpoint_id in queued
     ]
     hand_over(connection, handed)

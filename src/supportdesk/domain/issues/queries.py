@@ -276,9 +276,8 @@ def _page(
     if past is not None:
         query = query.where(past)
     keys = (issues.c.updated_at, issues.c.id) if order in _UPDATED_KIND else (issues.c.id,)
-    if order in _DESCENDING:
-        return query.order_by(*(key.desc() for key in keys)).limit(page_limit(page))
-    return query.order_by(*keys).limit(page_limit(page))
+    ordered = [key.desc() for key in keys] if order in _DESCENDING else keys
+    return query.order_by(*ordered).limit(page_limit(page))
 
 
 def _count(
