@@ -78,9 +78,7 @@ PARTS = (
     ("dispatcher: looking for and leasing work", "Dispatcher._take_batch", "/dispatch/"),
     ("dispatcher: attempts", "Dispatcher._attempt", "/dispatch/"),
     ("  signing", "signed_headers", "/dispatch/signing.py"),
-    ("  the POST (httpx)", "Sender.post", "/dispatch/sender.py"),
-    # With sniffio not installed, each call is a failed `import sniffio` (a sys.path search).
-    ("    httpcore's current_async_library", "current_async_library", "/httpcore/"),
+    ("  the POST (aiohttp)", "Sender.post", "/dispatch/sender.py"),
     ("  recording the outcome", "record_outcome", "/dispatch/outcomes.py"),
 )
 

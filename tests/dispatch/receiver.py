@@ -96,9 +96,12 @@ class Receiver:
                     self.send_response(answer.status)
                     for name, value in answer.headers.items():
                         self.send_header(name, value)
-                    self.send_header("content-length", "2")
+                    # A 204 or 304 has no body (RFC 9110); the others say "ok".
+                    body = b"" if answer.status in (204, 304) else b"ok"
+                    if body:
+                        self.send_header("content-length", str(len(body)))
                     self.end_headers()
-                    self.wfile.write(b"ok")
+                    self.wfile.write(body)
                 except OSError:  # the dispatcher gave up on a slow answer and hung up
                     self.close_connection = True
 

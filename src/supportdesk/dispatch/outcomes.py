@@ -81,16 +81,28 @@ _FINISH = (
 )
 
 
-def _finish_values(
-    attempt: Attempt, finished: datetime, schedule: Sequence[float], rng: Any
-) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """An attempt and what it came to: the delivery's new `status` and the values of its
+    row (`_FINISH`'s parameters)."""
+
+    attempt: Attempt
+    status: str
+    values: dict[str, Any]
+    at: datetime
+
+
+def finish(
+    attempt: Attempt, finished: datetime, schedule: Sequence[float], rng: Any = None
+) -> Finished:
+    """Decide what an attempt that ended at `finished` comes to; nothing is written."""
     due, reply = attempt.due, attempt.reply
     attempts = due.attempts + 1
     wait = None
     if not reply.succeeded and reply.status != 410:
         wait = next_wait(attempts, schedule, reply.status, reply.retry_after, finished, rng)
     status = "succeeded" if reply.succeeded else "pending" if wait is not None else "failed"
-    return {
+    values = {
         "at_workspace": due.workspace_id,
         "at_delivery": due.delivery_id,
         "held_until": due.lease_until,
@@ -103,6 +115,7 @@ def _finish_values(
         "new_error": reply.error,
         "new_duration_ms": reply.duration_ms,
     }
+    return Finished(attempt, status, values, finished)
 
 
 async def record_outcomes(
@@ -111,27 +124,33 @@ async def record_outcomes(
     schedule: Sequence[float],
     rng: random.Random | None = None,
 ) -> list[str]:
-    """Record a batch of attempts in one transaction; returns each delivery's status
-    (`succeeded`, `failed`, or `pending` when it is tried again), in order.
+    """Decide and record a batch of attempts in one transaction; returns each delivery's
+    status (`succeeded`, `failed`, or `pending` when it is tried again), in order."""
+    finished = [finish(attempt, now(), schedule, rng) for attempt in attempts]
+    await write_outcomes(db, finished)
+    return [one.status for one in finished]
+
+
+async def write_outcomes(db: Database, batch: Sequence[Finished]) -> None:
+    """Write decided outcomes in one transaction.
 
     Successes, nearly all of a busy dispatcher's work, take one executemany for the batch
     and one statement per endpoint. A failure is written alone, so its endpoint's health
     follows only when this dispatcher still held the lease."""
-    finished = now()
-    written = [_finish_values(attempt, finished, schedule, rng) for attempt in attempts]
-    succeeded = [
-        values for attempt, values in zip(attempts, written, strict=True) if attempt.reply.succeeded
-    ]
+    succeeded = [one.values for one in batch if one.attempt.reply.succeeded]
     async with db.transaction() as connection:
         if succeeded:
             await connection.run_many(_FINISH, succeeded)
-        healthy = {(a.due.workspace_id, a.due.endpoint_id) for a in attempts if a.reply.succeeded}
-        for workspace_id, endpoint_id in sorted(healthy):
-            await _healthy(connection, workspace_id, endpoint_id, finished)
-        for attempt, values in zip(attempts, written, strict=True):
-            if not attempt.reply.succeeded:
-                await _failed(connection, attempt, values, finished)
-    return [values["new_status"] for values in written]
+        healthy: dict[tuple[str, str], datetime] = {}
+        for one in batch:
+            if one.attempt.reply.succeeded:
+                key = (one.attempt.due.workspace_id, one.attempt.due.endpoint_id)
+                healthy[key] = max(one.at, healthy.get(key, one.at))
+        for (workspace_id, endpoint_id), at in sorted(healthy.items()):
+            await _healthy(connection, workspace_id, endpoint_id, at)
+        for one in batch:
+            if not one.attempt.reply.succeeded:
+                await _failed(connection, one.attempt, one.values, one.at)
 
 
 async def _failed(

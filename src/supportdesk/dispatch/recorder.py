@@ -1,47 +1,79 @@
-"""Group commit of attempt outcomes: attempts that finish while a batch is being written
-wait for the next one, so a busy dispatcher writes one transaction per batch of outcomes
-instead of one per attempt, and an idle one writes each outcome at once."""
+"""Group commit of attempt outcomes.
+
+An attempt's outcome is decided at once (succeeded, failed, or pending with its next try)
+and written later, with the others that finish within GATHER_SECONDS of it, in one
+transaction: a busy dispatcher writes a few transactions a second instead of one per
+handful of attempts, and an attempt's slot is free as soon as its answer is in. An outcome
+not yet written when the process dies is lost, and its delivery is simply due again when
+its lease runs out, as an attempt cut short is (at least once)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import random
 from collections.abc import Sequence
 
 from supportdesk.db import Database
-from supportdesk.dispatch.outcomes import Attempt, record_outcomes
+from supportdesk.dispatch.outcomes import Attempt, Finished, finish, write_outcomes
+from supportdesk.domain.clock import now
+
+logger = logging.getLogger("supportdesk.dispatch")
+
+GATHER_SECONDS = 0.05
+MOST_AT_ONCE = 256
 
 
 class OutcomeRecorder:
-    """`await record(attempt)` returns the delivery's status once it is committed."""
+    """`record(attempt)` returns the delivery's new status; `drain()` waits until every
+    outcome recorded so far is written."""
 
-    def __init__(self, db: Database, schedule: Sequence[float]) -> None:
+    def __init__(
+        self,
+        db: Database,
+        schedule: Sequence[float],
+        gather_seconds: float = GATHER_SECONDS,
+        rng: random.Random | None = None,
+    ) -> None:
         self._db = db
         self._schedule = schedule
-        self._waiting: list[tuple[Attempt, asyncio.Future[str]]] = []
+        self._gather = gather_seconds
+        self._rng = rng
+        self._waiting: list[Finished] = []
+        self._full = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
 
-    async def record(self, attempt: Attempt) -> str:
-        done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._waiting.append((attempt, done))
+    def record(self, attempt: Attempt) -> str:
+        finished = finish(attempt, now(), self._schedule, self._rng)
+        self._waiting.append(finished)
+        if len(self._waiting) >= MOST_AT_ONCE:
+            self._full.set()
         if self._writer is None:
             self._writer = asyncio.create_task(self._write(), name="webhook outcomes")
-        return await done
+        return finished.status
+
+    async def drain(self) -> None:
+        self._full.set()
+        while self._writer is not None:
+            await asyncio.shield(self._writer)
 
     async def _write(self) -> None:
         try:
             while self._waiting:
-                batch, self._waiting = self._waiting, []
+                with contextlib.suppress(TimeoutError):  # the gathering time is up
+                    await asyncio.wait_for(self._full.wait(), self._gather)
+                self._full.clear()
+                batch, self._waiting = self._waiting[:MOST_AT_ONCE], self._waiting[MOST_AT_ONCE:]
+                if len(self._waiting) >= MOST_AT_ONCE:
+                    self._full.set()
                 try:
-                    statuses = await record_outcomes(
-                        self._db, [attempt for attempt, _ in batch], self._schedule
+                    await write_outcomes(self._db, batch)
+                except Exception:
+                    logger.exception(
+                        "Writing webhook outcomes failed; their deliveries are tried again "
+                        "when their leases run out.",
+                        extra={"fields": {"deliveries": len(batch)}},
                     )
-                except Exception as error:
-                    for _, done in batch:
-                        if not done.done():
-                            done.set_exception(error)
-                    continue
-                for (_, done), status in zip(batch, statuses, strict=True):
-                    if not done.done():
-                        done.set_result(status)
         finally:
             self._writer = None

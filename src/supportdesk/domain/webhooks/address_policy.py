@@ -147,7 +147,7 @@ async def resolve_checked(host: str, port: int, allow_private: bool) -> list[Add
     A name is refused when ANY of its addresses is: a client may connect to any of them, and
     the dispatcher connects only to the addresses returned here.
     """
-    literal = _ip_literal(host)
+    literal = ip_literal(host)
     if literal is not None:
         check_address(literal, allow_private)
         return [literal]
@@ -157,7 +157,8 @@ async def resolve_checked(host: str, port: int, allow_private: bool) -> list[Add
     return addresses
 
 
-def _ip_literal(host: str) -> Address | None:
+def ip_literal(host: str) -> Address | None:
+    """The host as an IP address when it is one (no DNS)."""
     try:
         return ipaddress.ip_address(host)
     except ValueError:
