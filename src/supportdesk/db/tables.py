@@ -56,6 +56,8 @@ workspaces = Table(
     Column("last_ticket_number", Integer, nullable=False, server_default="0"),
     # The event counter, the same way: each event's `sequence` is the next, gap-free.
     Column("last_event_sequence", Integer, nullable=False, server_default="0"),
+    # Moved by every change of a webhook endpoint, with its event (domain/events/log.py).
+    Column("webhook_generation", Integer, nullable=False, server_default="0"),
     Column("created_at", UTCDateTime, nullable=False),
 )
 

@@ -25,8 +25,12 @@ DELIVERIES = """query { webhookEndpoints { edges { node { id
   deliveries { edges { node { eventType } } } } } } }"""
 
 # What a writer that adds an endpoint does to the workspace row: it holds the row's lock
-# and moves the event counter (its own event), then turns the endpoint on.
-MOVE_COUNTER = "UPDATE workspaces SET last_event_sequence = last_event_sequence + 1 WHERE id = "
+# and moves the event counter (its own event) and the webhook generation, then turns the
+# endpoint on.
+MOVE_COUNTER = (
+    "UPDATE workspaces SET last_event_sequence = last_event_sequence + 1, "
+    "webhook_generation = webhook_generation + 1 WHERE id = "
+)
 TURN_ON = "UPDATE webhook_endpoints SET enabled = true WHERE workspace_id = "
 
 
@@ -94,3 +98,45 @@ def test_an_endpoint_turned_on_while_a_write_waits_gets_its_events(
     assert written["id"]
     [node] = [edge["node"] for edge in api.ok(DELIVERIES)["webhookEndpoints"]["edges"]]
     assert [d["node"]["eventType"] for d in node["deliveries"]["edges"]] == [event_type]
+
+
+UPDATE_ENDPOINT = """mutation($input: UpdateWebhookEndpointInput!) {
+  updateWebhookEndpoint(input: $input) { webhookEndpoint { id enabled } error { code } } }"""
+DELETE_ENDPOINT = """mutation($id: ID!) {
+  deleteWebhookEndpoint(id: $id) { webhookEndpoint { id } error { code } } }"""
+
+
+def _generation(workspace: WorkspaceFixture) -> int:
+    url = make_url(workspace.server.database_url)
+    query = "SELECT webhook_generation FROM workspaces WHERE id = "
+    if url.get_backend_name() == "sqlite":
+        with sqlite3.connect(url.database or "") as reader:
+            return int(reader.execute(query + "?", (workspace.id,)).fetchone()[0])
+
+    async def read() -> int:
+        dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        reader = await asyncpg.connect(dsn)
+        try:
+            return int(await reader.fetchval(query + "$1", workspace.id))
+        finally:
+            await reader.close()
+
+    return asyncio.run(read())
+
+
+def test_every_endpoint_change_moves_the_webhook_generation(workspace: WorkspaceFixture) -> None:
+    api = workspace.client()
+    seen = [_generation(workspace)]
+
+    endpoint = new_endpoint(api)["webhookEndpoint"]
+    seen.append(_generation(workspace))
+    changed = api.ok(UPDATE_ENDPOINT, {"input": {"id": endpoint["id"], "enabled": False}})
+    assert changed["updateWebhookEndpoint"]["error"] is None
+    seen.append(_generation(workspace))
+    new_issue(api)  # not an endpoint's change
+    seen.append(_generation(workspace))
+    assert api.ok(DELETE_ENDPOINT, {"id": endpoint["id"]})["deleteWebhookEndpoint"]["error"] is None
+    seen.append(_generation(workspace))
+
+    start = seen[0]
+    assert seen == [start, start + 1, start + 2, start + 2, start + 3]

@@ -86,12 +86,19 @@ def actor_of(actor: Actor) -> dict[str, Any]:
 
 
 # What an UPDATE of the workspace row sets to take `event_count` sequences, and returns:
-# the last one, the counter as the statement's snapshot saw it, and the enabled endpoints
-# that snapshot holds. Most workspaces have none; the others get their endpoints with the
-# lock, not from another statement while they hold it (`EventCounter`).
+# the last one, the webhook generation of the locked row and of the statement's snapshot,
+# and the enabled endpoints that snapshot holds. Most workspaces have none; the others get
+# their endpoints with the lock, not from another statement while they hold it
+# (`EventCounter`).
 MOVE_EVENT_COUNTER = {
     "last_event_sequence": workspaces.c.last_event_sequence + bindparam("event_count")
 }
+# The same for a change of a webhook endpoint, which moves the generation too.
+_MOVE_FOR_ENDPOINT = {
+    **MOVE_EVENT_COUNTER,
+    "webhook_generation": workspaces.c.webhook_generation + 1,
+}
+_ENDPOINT_EVENTS = "webhook_endpoint."
 
 
 def _returned(sql: str) -> Any:
@@ -130,17 +137,25 @@ def _subscribers_sqlite(element: _Subscribers, compiler: SQLCompiler, **kw: Any)
 
 EVENT_COUNTER = (
     workspaces.c.last_event_sequence,
+    workspaces.c.webhook_generation,
     _returned(
-        "SELECT seen.last_event_sequence FROM workspaces AS seen WHERE seen.id = :workspace_id"
+        "SELECT seen.webhook_generation FROM workspaces AS seen WHERE seen.id = :workspace_id"
     ),
     _Subscribers(),
 )
-_MOVE_SEQUENCE = (
-    update(workspaces)
-    .where(workspaces.c.id == bindparam("workspace_id"))
-    .values(MOVE_EVENT_COUNTER)
-    .returning(*EVENT_COUNTER)
-)
+
+
+def _move_sequence(values: dict[str, Any]) -> Any:
+    return (
+        update(workspaces)
+        .where(workspaces.c.id == bindparam("workspace_id"))
+        .values(values)
+        .returning(*EVENT_COUNTER)
+    )
+
+
+_MOVE_SEQUENCE = _move_sequence(MOVE_EVENT_COUNTER)
+_MOVE_SEQUENCE_FOR_ENDPOINT = _move_sequence(_MOVE_FOR_ENDPOINT)
 _INSERT_EVENT = insert(events)
 _SUBSCRIBERS = select(webhook_endpoints.c.id, webhook_endpoints.c.event_types).where(
     webhook_endpoints.c.workspace_id == bindparam("workspace_id"),
@@ -153,14 +168,15 @@ class EventCounter:
     """The workspace's event counter after a writer moved it by `count` (the columns of
     `EVENT_COUNTER`, in the statement that also takes the workspace row's lock).
 
-    `endpoints` (id, event types) is what the statement's snapshot held. That snapshot is
-    the row's latest unless another writer committed a change of the row while this one
-    waited for its lock; every change of an endpoint records an event, so moves the
-    counter, and such a writer may have changed one. `seen` tells: PostgreSQL reads the
-    counter as the snapshot had it (`last - count` when nothing came between), SQLite,
-    whose one writer holds the database, as this statement left it (`last`)."""
+    `endpoints` (id, event types) is what the statement's snapshot held. That snapshot may
+    be older than the lock: a writer that changed an endpoint may have committed while
+    this one waited. Every endpoint change moves the workspace's webhook generation in its
+    own transaction, so the endpoints are the latest when the generation of the snapshot
+    (`seen`) is the locked row's (`generation`). PostgreSQL's snapshot may differ; SQLite,
+    whose one writer holds the database, reads the row as it is."""
 
     last: int
+    generation: int
     seen: int
     endpoints: tuple[tuple[str, str], ...]
     count: int
@@ -168,9 +184,9 @@ class EventCounter:
     @classmethod
     def of(cls, columns: Sequence[Any], count: int) -> EventCounter:
         """From the values of `EVENT_COUNTER`'s columns."""
-        last, seen, listed = columns
+        last, generation, seen, listed = columns
         endpoints = tuple(_endpoint(item) for item in listed.split(";")) if listed else ()
-        return cls(int(last), int(seen), endpoints, count)
+        return cls(int(last), int(generation), int(seen), endpoints, count)
 
     @property
     def first(self) -> int:
@@ -178,9 +194,9 @@ class EventCounter:
 
     @property
     def current(self) -> bool:
-        """Whether `endpoints` are the workspace's endpoints as of the lock: no writer
-        committed a change of the row between the snapshot and the lock."""
-        return self.seen in (self.last - self.count, self.last)
+        """Whether `endpoints` are the workspace's endpoints as of the lock: no endpoint
+        changed between the snapshot and the lock."""
+        return self.seen == self.generation
 
 
 def _endpoint(listed: str) -> tuple[str, str]:
@@ -208,7 +224,9 @@ async def record_events(
     moment = now()
     if counter is None:
         parameters = {"workspace_id": workspace_id, "event_count": len(changes)}
-        [row] = await connection.rows(_MOVE_SEQUENCE, parameters)
+        endpoint_changed = any(kind.startswith(_ENDPOINT_EVENTS) for kind, _ in changes)
+        moving = _MOVE_SEQUENCE_FOR_ENDPOINT if endpoint_changed else _MOVE_SEQUENCE
+        [row] = await connection.rows(moving, parameters)
         counter = EventCounter.of(row, len(changes))
     if counter.count != len(changes):
         raise ValueError("the counter was moved for another number of events")
@@ -245,7 +263,7 @@ async def record_events(
         ],
     )
     endpoints = counter.endpoints
-    if not counter.current:  # a writer came between: maybe an endpoint it changed
+    if not counter.current:  # an endpoint changed since the snapshot (maybe by this one)
         endpoints = tuple(await connection.rows(_SUBSCRIBERS, {"workspace_id": workspace_id}))
     if endpoints:
         await _queue_deliveries(connection, workspace_id, recorded, endpoints, moment)
