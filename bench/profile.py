@@ -76,10 +76,11 @@ PARTS = (
     ("  recording events (in the mutation)", "record_events", "/domain/events/log.py"),
     ("    queueing deliveries", "_queue_deliveries", "/domain/events/log.py"),
     ("dispatcher: looking for and leasing work", "Dispatcher._take_batch", "/dispatch/"),
+    ("dispatcher: reading the endpoints of handed-over deliveries", "load", "/dispatch/queue.py"),
     ("dispatcher: attempts", "Dispatcher._attempt", "/dispatch/"),
     ("  signing", "signed_headers", "/dispatch/signing.py"),
     ("  the POST (aiohttp)", "Sender.post", "/dispatch/sender.py"),
-    ("  recording the outcome", "record_outcome", "/dispatch/outcomes.py"),
+    ("dispatcher: writing outcomes", "write_outcomes", "/dispatch/outcomes.py"),
 )
 
 
