@@ -4,6 +4,7 @@ endpoints switched off while deliveries wait, and the 5-day rule."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from supportdesk.auth.server_key import ServerKey
 from supportdesk.db import Database
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
 from supportdesk.dispatch import Dispatcher, outcomes, queue
+from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.sender import Reply
 from supportdesk.domain.audit import CLI_ACTOR
 from supportdesk.domain.clock import now
@@ -180,6 +182,53 @@ def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
         ("succeeded", 1, 204, 5),
     ]
     assert recorded[1]["lastError"] == "HTTP 500" and recorded[1]["nextAttemptAt"] is not None
+
+
+async def _statuses(db: Database, workspace_id: str, delivery_ids: list[str]) -> list[str]:
+    async with db.read() as connection:
+        rows = await connection.execute(
+            select(webhook_deliveries.c.id, webhook_deliveries.c.status).where(
+                webhook_deliveries.c.workspace_id == workspace_id,
+                webhook_deliveries.c.id.in_(delivery_ids),
+            )
+        )
+        found = dict(rows.all())
+    return [found[delivery_id] for delivery_id in delivery_ids]
+
+
+def test_outcomes_are_decided_at_once_and_written_together_once_gathered(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    workspace = make_workspace(quiet)
+    api = workspace.client()
+    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
+    for n in range(3):
+        new_contact(api, n)
+    taken = [
+        due
+        for due in quiet.call(queue.claim(quiet.db, now(), 100))
+        if due.endpoint_id == endpoint_id
+    ]
+    replies = [Reply(200, None, 3), Reply(500, "HTTP 500", 4), Reply(410, "HTTP 410", 5)]
+    ids = [due.delivery_id for due in taken]
+
+    async def record_then_drain() -> tuple[list[str], list[str]]:
+        recorder = OutcomeRecorder(quiet.db, (60.0,), gather_seconds=60)
+        decided = [
+            recorder.record(outcomes.Attempt(due, reply, now()))
+            for due, reply in zip(taken, replies, strict=True)
+        ]
+        await asyncio.sleep(0.2)  # well inside the gathering time: nothing written yet
+        unwritten = await _statuses(quiet.db, workspace.id, ids)
+        await recorder.drain()
+        return decided, unwritten
+
+    decided, unwritten = quiet.call(record_then_drain())
+
+    assert decided == ["succeeded", "pending", "failed"]
+    assert unwritten == ["pending"] * 3
+    assert quiet.call(_statuses(quiet.db, workspace.id, ids)) == decided
+    assert endpoint(api, endpoint_id)["disabledReason"] == "gone"
 
 
 async def _lease_ran_out(db: Database, workspace_id: str, delivery_id: str) -> None:

@@ -4,8 +4,9 @@ has committed, so that the first attempt leaves at once instead of at the next p
 When a dispatcher runs in this process (`Database.deliveries_lease`), a writer queues its
 deliveries already leased to it, for the dispatcher's lease, and hands them over with their
 events' bodies: the dispatcher sends them without taking them from the queue first (a
-transaction per batch that each delivery would otherwise cost), reading only their
-endpoints. Other dispatchers leave a leased delivery alone, and when this process dies
+transaction per batch that each delivery would otherwise cost), reading their endpoints
+only when one of the workspace's changed since it last read them (`dispatch/queue.py`,
+`Targets`). Other dispatchers leave a leased delivery alone, and when this process dies
 before its attempt, the delivery is due again when the lease runs out, as one cut short is.
 Without a dispatcher here, deliveries are queued due at once and the writer only marks that
 some are waiting.
@@ -29,7 +30,8 @@ _LEASE = "supportdesk.deliveries_lease"
 @dataclass(frozen=True, slots=True)
 class HandedOver:
     """A delivery queued leased to this process's dispatcher until `lease_until`, of the
-    event `event_id` (whose JSON is `body`) to the endpoint `endpoint_id`."""
+    event `event_id` (whose JSON is `body`) to the endpoint `endpoint_id`, by a writer that
+    saw the workspace's endpoints at webhook generation `generation`."""
 
     workspace_id: str
     delivery_id: str
@@ -37,6 +39,7 @@ class HandedOver:
     endpoint_id: str
     event_id: str
     body: dict[str, Any]
+    generation: int
 
 
 def offer_lease(connection: Connection, lease: timedelta | None) -> None:

@@ -52,6 +52,13 @@ OPENED_SECRETS_KEPT = 1024
 ERROR_PAUSE_SECONDS = 1.0
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class Dispatcher:
     """Delivers this deployment's webhooks from `start()` until `stop()`."""
 
@@ -80,6 +87,7 @@ class Dispatcher:
         self._in_flight: set[asyncio.Task[None]] = set()
         self._takes = False  # whether this process's commits hand their deliveries to it
         self._handed: list[HandedOver] = []
+        self._targets = queue.Targets()
         self._due_queued = False  # a commit here queued deliveries due at once
 
     async def start(self) -> None:
@@ -101,8 +109,13 @@ class Dispatcher:
     def wake(self, handed: Sequence[HandedOver] = ()) -> None:
         """Called after a commit in this process that queued deliveries: those `handed`
         over are sent now, any others are looked for in the queue now."""
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._receive, list(handed))
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        if _running_loop() is loop:
+            loop.call_soon(self._receive, list(handed))  # no self-pipe write: same thread
+        else:
+            loop.call_soon_threadsafe(self._receive, list(handed))
 
     def _receive(self, handed: list[HandedOver]) -> None:
         if not handed:
@@ -180,7 +193,7 @@ class Dispatcher:
         half_lease = timedelta(seconds=self._settings.webhook_lease_seconds / 2)
         latest = now() + half_lease
         in_time = [handed for handed in taken if handed.lease_until >= latest]
-        for due in await queue.load(self._db, in_time):
+        for due in await self._targets.load(self._db, in_time):
             self._start(due)
         return bool(self._handed)
 
@@ -265,6 +278,8 @@ class Dispatcher:
         return opened
 
     def _log(self, due: queue.Due, reply: Reply, status: str) -> None:
+        if reply.succeeded and not logger.isEnabledFor(logging.DEBUG):
+            return  # nearly every attempt: no fields built for a line nobody prints
         fields = {
             "delivery": due.delivery_id,
             "endpoint": due.endpoint_id,

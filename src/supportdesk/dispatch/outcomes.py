@@ -131,26 +131,44 @@ async def record_outcomes(
     return [one.status for one in finished]
 
 
-async def write_outcomes(db: Database, batch: Sequence[Finished]) -> None:
+# Endpoints whose success this process wrote lately, kept by the caller of write_outcomes.
+HealthyWritten = dict[tuple[str, str], datetime]
+HEALTHY_KEPT = 4096
+
+
+async def write_outcomes(
+    db: Database, batch: Sequence[Finished], written: HealthyWritten | None = None
+) -> None:
     """Write decided outcomes in one transaction.
 
     Successes, nearly all of a busy dispatcher's work, take one executemany for the batch
-    and one statement per endpoint. A failure is written alone, so its endpoint's health
-    follows only when this dispatcher still held the lease."""
+    and one statement per endpoint, left out for an endpoint whose success `written` says
+    was written less than SUCCESS_PRECISION ago. A failure is written alone, so its
+    endpoint's health follows only when this dispatcher still held the lease."""
     succeeded = [one.values for one in batch if one.attempt.reply.succeeded]
+    healthy: HealthyWritten = {}
+    for one in batch:
+        if one.attempt.reply.succeeded:
+            key = (one.attempt.due.workspace_id, one.attempt.due.endpoint_id)
+            healthy[key] = max(one.at, healthy.get(key, one.at))
+    if written is not None:
+        healthy = {
+            key: at
+            for key, at in healthy.items()
+            if key not in written or at - written[key] >= SUCCESS_PRECISION
+        }
     async with db.transaction() as connection:
         if succeeded:
             await connection.run_many(_FINISH, succeeded)
-        healthy: dict[tuple[str, str], datetime] = {}
-        for one in batch:
-            if one.attempt.reply.succeeded:
-                key = (one.attempt.due.workspace_id, one.attempt.due.endpoint_id)
-                healthy[key] = max(one.at, healthy.get(key, one.at))
         for (workspace_id, endpoint_id), at in sorted(healthy.items()):
             await _healthy(connection, workspace_id, endpoint_id, at)
         for one in batch:
             if not one.attempt.reply.succeeded:
                 await _failed(connection, one.attempt, one.values, one.at)
+    if written is not None:
+        if len(written) + len(healthy) > HEALTHY_KEPT:
+            written.clear()
+        written.update(healthy)
 
 
 async def _failed(

@@ -23,7 +23,7 @@ from sqlalchemy import and_, bindparam, exists, literal_column, select, tuple_, 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.outbox import HandedOver
-from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
+from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
 from supportdesk.domain.events import Event
 from supportdesk.domain.events.log import EVENT_COLUMNS
 
@@ -135,44 +135,81 @@ async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE
         return await _load(connection, {key[1]: (key[0], lease_end) for key in keys})
 
 
-# The endpoints of deliveries handed over by this process's commits, which hold the rest.
-_ENDPOINTS = select(webhook_endpoints.c.workspace_id, webhook_endpoints.c.id, *_TARGET).where(
-    # As _LOAD: the workspaces, then the endpoints, whose ids are unique.
-    webhook_endpoints.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
-    webhook_endpoints.c.id.in_(bindparam("ids", expanding=True)),
+# Every endpoint of the batch's workspaces, with each workspace's webhook generation, in one
+# snapshot: the endpoints as they were at that generation. A workspace without endpoints
+# still has its row (a LEFT JOIN).
+_ENDPOINTS = (
+    select(
+        workspaces.c.id,
+        workspaces.c.webhook_generation,
+        webhook_endpoints.c.id,
+        *_TARGET,
+    )
+    .select_from(
+        workspaces.outerjoin(webhook_endpoints, webhook_endpoints.c.workspace_id == workspaces.c.id)
+    )
+    .where(workspaces.c.id.in_(bindparam("workspaces", expanding=True)))
 )
+WORKSPACES_KEPT = 1024
+Target = tuple[str, bool, str, str | None, datetime | None]
 
 
-async def load(db: Database, handed: Sequence[HandedOver]) -> list[Due]:
-    """What the attempts of deliveries leased at their queueing need (db/outbox.py): their
-    endpoints, in one read whatever their number. One whose endpoint was deleted meanwhile
-    has nothing to do."""
-    if not handed:
-        return []
-    parameters = {
-        "workspaces": sorted({h.workspace_id for h in handed}),
-        "ids": sorted({h.endpoint_id for h in handed}),
-    }
-    async with db.read() as connection:
-        rows = (await connection.execute(_ENDPOINTS, parameters)).all()
-    endpoints = {(row[0], row[1]): row[2:] for row in rows}
-    return [
-        Due(
-            h.workspace_id,
-            h.delivery_id,
-            h.endpoint_id,
-            h.event_id,
-            0,
-            h.lease_until,
-            h.body,
-            *_target(endpoints[h.workspace_id, h.endpoint_id]),
-        )
-        for h in handed
-        if (h.workspace_id, h.endpoint_id) in endpoints
-    ]
+class Targets:
+    """Where the deliveries handed over by this process's commits go (db/outbox.py).
+
+    Each workspace's endpoints are read once per webhook generation: every endpoint change
+    moves the generation (domain/events/log.py), and a writer hands over the generation it
+    saw, so endpoints read at that generation or a later one are the endpoints it queued
+    for, or newer (as a delivery taken from the queue reads them). Only an endpoint change
+    costs a read; a busy endpoint's deliveries cost none."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[int, dict[str, Target]]] = {}
+
+    async def load(self, db: Database, handed: Sequence[HandedOver]) -> list[Due]:
+        """What the attempts of these deliveries need. One whose endpoint was deleted
+        meanwhile has nothing to do."""
+        if not handed:
+            return []
+        stale = {
+            h.workspace_id
+            for h in handed
+            if self._known.get(h.workspace_id, (-1, {}))[0] < h.generation
+        }
+        if stale:
+            await self._read(db, sorted(stale))
+        found = []
+        for h in handed:
+            target = self._known.get(h.workspace_id, (0, {}))[1].get(h.endpoint_id)
+            if target is not None:
+                found.append(
+                    Due(
+                        h.workspace_id,
+                        h.delivery_id,
+                        h.endpoint_id,
+                        h.event_id,
+                        0,
+                        h.lease_until,
+                        h.body,
+                        *target,
+                    )
+                )
+        return found
+
+    async def _read(self, db: Database, workspace_ids: list[str]) -> None:
+        async with db.read() as connection:
+            rows = (await connection.execute(_ENDPOINTS, {"workspaces": workspace_ids})).all()
+        read: dict[str, tuple[int, dict[str, Target]]] = {}
+        for workspace_id, generation, endpoint_id, *target in rows:
+            _, endpoints = read.setdefault(workspace_id, (int(generation), {}))
+            if endpoint_id is not None:
+                endpoints[endpoint_id] = _target(target)
+        if len(self._known) + len(read) > WORKSPACES_KEPT:
+            self._known.clear()
+        self._known.update(read)
 
 
-def _target(row: Any) -> tuple[str, bool, str, str | None, datetime | None]:
+def _target(row: Any) -> Target:
     url, enabled, sealed, previous_sealed, previous_expires_at = row
     return url, bool(enabled), sealed, previous_sealed, previous_expires_at
 

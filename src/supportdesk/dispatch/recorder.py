@@ -2,8 +2,10 @@
 
 An attempt's outcome is decided at once (succeeded, failed, or pending with its next try)
 and written later, with the others that finish within GATHER_SECONDS of it, in one
-transaction: a busy dispatcher writes a few transactions a second instead of one per
-handful of attempts, and an attempt's slot is free as soon as its answer is in. An outcome
+transaction: a busy dispatcher writes five transactions a second instead of one per
+handful of attempts, and an attempt's slot is free as soon as its answer is in. The
+endpoint's last success is written at most once a minute (outcomes.SUCCESS_PRECISION);
+this recorder remembers when it wrote it, and leaves the statement out before then. An outcome
 not yet written when the process dies is lost, and its delivery is simply due again when
 its lease runs out, as an attempt cut short is (at least once)."""
 
@@ -16,12 +18,18 @@ import random
 from collections.abc import Sequence
 
 from supportdesk.db import Database
-from supportdesk.dispatch.outcomes import Attempt, Finished, finish, write_outcomes
+from supportdesk.dispatch.outcomes import (
+    Attempt,
+    Finished,
+    HealthyWritten,
+    finish,
+    write_outcomes,
+)
 from supportdesk.domain.clock import now
 
 logger = logging.getLogger("supportdesk.dispatch")
 
-GATHER_SECONDS = 0.05
+GATHER_SECONDS = 0.2
 MOST_AT_ONCE = 256
 
 
@@ -41,6 +49,7 @@ class OutcomeRecorder:
         self._gather = gather_seconds
         self._rng = rng
         self._waiting: list[Finished] = []
+        self._healthy_written: HealthyWritten = {}
         self._full = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
 
@@ -68,7 +77,7 @@ class OutcomeRecorder:
                 if len(self._waiting) >= MOST_AT_ONCE:
                     self._full.set()
                 try:
-                    await write_outcomes(self._db, batch)
+                    await write_outcomes(self._db, batch, self._healthy_written)
                 except Exception:
                     logger.exception(
                         "Writing webhook outcomes failed; their deliveries are tried again "

@@ -88,12 +88,13 @@ class Sender:
         return Reply(status, _failure(status), _elapsed_ms(started), retry_after)
 
     def _checked(self, url: str) -> tuple[URL, str]:
-        # The URL's shape and an IP literal are checked at every attempt (this process's
-        # policy); yarl's parse (IDNA, IPv6 brackets) is kept per URL.
-        shape = check_url_shape(url, self._allow_private)
-        check_literal(shape.host, self._allow_private)
+        # The URL's shape and an IP literal are checked by this process's policy, which
+        # does not change while it runs: once per URL, with yarl's parse (IDNA, IPv6
+        # brackets). A refused URL is not kept, and is refused again at each attempt.
         parsed = self._urls.get(url)
         if parsed is None:
+            shape = check_url_shape(url, self._allow_private)
+            check_literal(shape.host, self._allow_private)
             if len(self._urls) >= PARSED_URLS_KEPT:
                 self._urls.clear()
             parsed = self._urls[url] = (URL(url, encoded=False), f"{shape.host}:{shape.port}")

@@ -266,7 +266,9 @@ async def record_events(
     if not counter.current:  # an endpoint changed since the snapshot (maybe by this one)
         endpoints = tuple(await connection.rows(_SUBSCRIBERS, {"workspace_id": workspace_id}))
     if endpoints:
-        await _queue_deliveries(connection, workspace_id, recorded, endpoints, moment)
+        await _queue_deliveries(
+            connection, workspace_id, recorded, endpoints, moment, counter.generation
+        )
     return recorded
 
 
@@ -281,6 +283,7 @@ async def _queue_deliveries(
     recorded: list[Event],
     endpoints: Sequence[tuple[str, str]],
     moment: datetime,
+    generation: int,
 ) -> None:
     # Leased to this process's dispatcher, which sends them once this commits; or due now.
     lease = lease_here(connection)
@@ -315,7 +318,15 @@ async def _queue_deliveries(
         return
     bodies = {event.id: event.body() for event in recorded}
     handed = [
-        HandedOver(workspace_id, delivery_id, leased_until, endpoint_id, event.id, bodies[event.id])
+        HandedOver(
+            workspace_id,
+            delivery_id,
+            leased_until,
+            endpoint_id,
+            event.id,
+            bodies[event.id],
+            generation,
+        )
         for delivery_id, event, endpoint_id in queued
     ]
     hand_over(connection, handed)
