@@ -3,11 +3,11 @@
 An attempt's outcome is decided at once (succeeded, failed, or pending with its next try)
 and written later, with the others that finish within GATHER_SECONDS of it, in one
 transaction: a busy dispatcher writes five transactions a second instead of one per
-handful of attempts, and an attempt's slot is free as soon as its answer is in. The
-endpoint's last success is written at most once a minute (outcomes.SUCCESS_PRECISION);
-this recorder remembers when it wrote it, and leaves the statement out before then. An outcome
-not yet written when the process dies is lost, and its delivery is simply due again when
-its lease runs out, as an attempt cut short is (at least once)."""
+handful of attempts, and an attempt's slot is free as soon as its answer is in. An
+endpoint's last success is written at most once a minute (outcomes.SUCCESS_PRECISION):
+this recorder remembers when it wrote it and leaves the statement out until then. An
+outcome not yet written when the process dies is lost, and its delivery is simply due
+again when its lease runs out, as an attempt cut short is (at least once)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ class OutcomeRecorder:
         self._waiting: list[Finished] = []
         self._healthy_written: HealthyWritten = {}
         self._full = asyncio.Event()
+        self._draining = False
         self._writer: asyncio.Task[None] | None = None
 
     def record(self, attempt: Attempt) -> str:
@@ -63,15 +64,20 @@ class OutcomeRecorder:
         return finished.status
 
     async def drain(self) -> None:
+        self._draining = True
         self._full.set()
-        while self._writer is not None:
-            await asyncio.shield(self._writer)
+        try:
+            while self._writer is not None:
+                await asyncio.shield(self._writer)
+        finally:
+            self._draining = False
 
     async def _write(self) -> None:
         try:
             while self._waiting:
-                with contextlib.suppress(TimeoutError):  # the gathering time is up
-                    await asyncio.wait_for(self._full.wait(), self._gather)
+                if not self._draining:
+                    with contextlib.suppress(TimeoutError):  # the gathering time is up
+                        await asyncio.wait_for(self._full.wait(), self._gather)
                 self._full.clear()
                 batch, self._waiting = self._waiting[:MOST_AT_ONCE], self._waiting[MOST_AT_ONCE:]
                 if len(self._waiting) >= MOST_AT_ONCE:
