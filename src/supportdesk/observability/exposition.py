@@ -12,14 +12,16 @@ Nothing here asks for a key: the metrics port and /metrics must stay off public 
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
 from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 from supportdesk.config import Settings
@@ -32,12 +34,38 @@ def metrics_enabled(settings: Settings) -> bool:
     return settings.metrics or settings.metrics_port is not None
 
 
+class WorkerFiles:
+    """Every worker's metric files, summed as prometheus_client's MultiProcessCollector sums
+    them, less the files still empty. A worker creates its file and sizes it a moment later
+    (prometheus/client_python#1199); read in that moment, the file failed the whole scrape
+    (a 500, seen while a worker started). An empty file holds nothing yet."""
+
+    def __init__(self, directory: str) -> None:
+        self._directory = directory
+
+    def collect(self) -> Iterable[Metric]:
+        found = glob.glob(os.path.join(self._directory, "*.db"))
+        filled = [path for path in found if _filled(path)]
+        metrics: Iterable[Metric] = MultiProcessCollector.merge(  # type: ignore[no-untyped-call]
+            filled, accumulate=True
+        )
+        return metrics
+
+
+def _filled(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:  # gone since the listing: a dead worker's live gauges
+        return False
+
+
 def registry() -> CollectorRegistry:
     """What a scrape reports: every worker's files in multi-process mode, else this process."""
-    if not os.environ.get(MULTIPROCESS_DIRECTORY):
+    directory = os.environ.get(MULTIPROCESS_DIRECTORY)
+    if not directory:
         return REGISTRY
     workers = CollectorRegistry()
-    MultiProcessCollector(workers)  # type: ignore[no-untyped-call]
+    workers.register(WorkerFiles(directory))
     return workers
 
 
