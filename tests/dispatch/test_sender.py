@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 
 from supportdesk.dispatch.sender import Reply, Sender
 from tests.dispatch.receiver import Answer, Receiver
@@ -13,7 +14,7 @@ def post(url: str, *, allow_private: bool = True, timeout: float = 1.0) -> Reply
     async def attempt() -> Reply:
         sender = Sender(timeout, allow_private, 4)
         try:
-            return await sender.post(url, {"content-type": "application/json"}, b"{}")
+            return await sender.post(url, lambda: ({"content-type": "application/json"}, b"{}"))
         finally:
             await sender.aclose()
 
@@ -105,14 +106,24 @@ def test_one_receiver_gets_at_most_four_attempts_at_once(receiver: Receiver) -> 
     async def eight() -> list[Reply]:
         sender = Sender(5.0, True, 32)
         try:
-            body = {"content-type": "application/json"}
-            return await asyncio.gather(*(sender.post(receiver.url, body, b"{}") for _ in range(8)))
+            made: list[float] = []
+
+            def message() -> tuple[dict[str, str], bytes]:
+                made.append(time.monotonic())
+                return {"content-type": "application/json"}, b"{}"
+
+            replies = await asyncio.gather(*(sender.post(receiver.url, message) for _ in range(8)))
+            made_late.extend(made)
+            return replies
         finally:
             await sender.aclose()
 
+    made_late: list[float] = []
     replies = asyncio.run(eight())
 
     assert [(reply.status, reply.error) for reply in replies] == [(200, None)] * 8
+    # Each message is made when its attempt gets a place: the fifth after a first answer.
+    assert made_late[4] - made_late[0] >= 0.35
     arrivals = receiver.wait_for(8)
     # The fifth starts only once one of the first four has had its (slow) answer.
     assert arrivals[4].at - arrivals[0].at >= 0.35

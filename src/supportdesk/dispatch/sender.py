@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import aiohttp
@@ -34,6 +34,8 @@ MAX_ERROR_LENGTH = 300
 PER_RECEIVER = 4
 PARSED_URLS_KEPT = 1024
 KEEPALIVE_SECONDS = 30.0
+# What an attempt sends, made when it is sent: its headers and its body.
+Message = Callable[[], tuple[Mapping[str, str], bytes]]
 # aiohttp adds these unless told not to; a webhook has no use for a compressed answer.
 _SKIPPED_HEADERS = frozenset({"Accept", "Accept-Encoding"})
 
@@ -76,13 +78,18 @@ class Sender:
         self._urls: dict[str, tuple[URL, str]] = {}
         self._receivers: dict[str, asyncio.Semaphore] = {}
 
-    async def post(self, url: str, headers: Mapping[str, str], body: bytes) -> Reply:
-        """POST `body`; never raises for what the receiver or the network does."""
+    async def post(self, url: str, message: Message) -> Reply:
+        """POST what `message()` makes (headers, body), called once this attempt has its
+        place at the receiver, so that a signature's timestamp is the moment it is sent.
+        Never raises for what the receiver or the network does."""
         started = time.monotonic()
         try:
             target, host = self._checked(url)
-            async with self._receiver(host), asyncio.timeout(self._timeout):
-                status, retry_after = await self._exchange(target, headers, body)
+            async with self._receiver(host):
+                started = time.monotonic()
+                headers, body = message()
+                async with asyncio.timeout(self._timeout):
+                    status, retry_after = await self._exchange(target, headers, body)
         except Exception as error:  # every failure is a failed attempt, explained
             return Reply(None, _short(self._explain(error)), _elapsed_ms(started))
         return Reply(status, _failure(status), _elapsed_ms(started), retry_after)
