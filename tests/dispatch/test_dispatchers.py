@@ -148,9 +148,10 @@ def test_deliveries_handed_to_a_process_that_died_wait_out_their_lease_then_go_o
     assert len(receiver.wait_for(1)) == 1
 
 
-def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
+def _three_taken(
     quiet: RunningServer, receiver: Receiver
-) -> None:
+) -> tuple[GraphQLClient, str, list[queue.Due]]:
+    """A new workspace's endpoint with three deliveries, taken from the queue by hand."""
     api = make_workspace(quiet).client()
     endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
     for n in range(3):
@@ -161,6 +162,13 @@ def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
         if due.endpoint_id == endpoint_id
     ]
     assert len(taken) == 3
+    return api, endpoint_id, taken
+
+
+def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    api, endpoint_id, taken = _three_taken(quiet, receiver)
     replies = [Reply(200, None, 3), Reply(500, "HTTP 500", 4), Reply(204, None, 5)]
 
     statuses = quiet.call(
@@ -199,16 +207,8 @@ async def _statuses(db: Database, workspace_id: str, delivery_ids: list[str]) ->
 def test_outcomes_are_decided_at_once_and_written_together_once_gathered(
     quiet: RunningServer, receiver: Receiver
 ) -> None:
-    workspace = make_workspace(quiet)
-    api = workspace.client()
-    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
-    for n in range(3):
-        new_contact(api, n)
-    taken = [
-        due
-        for due in quiet.call(queue.claim(quiet.db, now(), 100))
-        if due.endpoint_id == endpoint_id
-    ]
+    api, endpoint_id, taken = _three_taken(quiet, receiver)
+    workspace_id = taken[0].workspace_id
     replies = [Reply(200, None, 3), Reply(500, "HTTP 500", 4), Reply(410, "HTTP 410", 5)]
     ids = [due.delivery_id for due in taken]
 
@@ -219,7 +219,7 @@ def test_outcomes_are_decided_at_once_and_written_together_once_gathered(
             for due, reply in zip(taken, replies, strict=True)
         ]
         await asyncio.sleep(0.2)  # well inside the gathering time: nothing written yet
-        unwritten = await _statuses(quiet.db, workspace.id, ids)
+        unwritten = await _statuses(quiet.db, workspace_id, ids)
         await recorder.drain()
         return decided, unwritten
 
@@ -227,7 +227,7 @@ def test_outcomes_are_decided_at_once_and_written_together_once_gathered(
 
     assert decided == ["succeeded", "pending", "failed"]
     assert unwritten == ["pending"] * 3
-    assert quiet.call(_statuses(quiet.db, workspace.id, ids)) == decided
+    assert quiet.call(_statuses(quiet.db, workspace_id, ids)) == decided
     assert endpoint(api, endpoint_id)["disabledReason"] == "gone"
 
 
