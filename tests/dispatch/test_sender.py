@@ -128,3 +128,25 @@ def test_one_receiver_gets_at_most_four_attempts_at_once(receiver: Receiver) -> 
     # The fifth starts only once one of the first four has had its (slow) answer.
     assert arrivals[4].at - arrivals[0].at >= 0.35
     assert {request.headers["host"] for request in arrivals} == {f"127.0.0.1:{receiver.port}"}
+
+
+def test_an_ip_written_in_other_digits_is_judged_as_the_address_it_is(receiver: Receiver) -> None:
+    # yarl reads １２７.０.０.１ as 127.0.0.1, which aiohttp connects to without resolving.
+    reply = post(f"https://１２７.０.０.１:{receiver.port}/hook?token=abc", allow_private=False)
+
+    assert reply.error == "unsafe URL: the URL's host is not a public address"
+    assert receiver.received == []
+
+
+def test_a_legacy_numeric_ipv4_host_is_never_connected_to(receiver: Receiver) -> None:
+    reply = post(f"http://2130706433:{receiver.port}/hook?token=abc", allow_private=False)
+
+    assert reply.status is None and reply.error is not None
+    assert receiver.received == []
+
+
+def test_the_url_is_sent_as_saved(receiver: Receiver) -> None:
+    reply = post(f"http://127.0.0.1:{receiver.port}/hook?sig=a%2Fb%7E&token=abc")
+
+    assert reply.succeeded
+    assert receiver.wait_for(1)[0].path == "/hook?sig=a%2Fb%7E&token=abc"

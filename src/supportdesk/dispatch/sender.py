@@ -96,15 +96,21 @@ class Sender:
 
     def _checked(self, url: str) -> tuple[URL, str]:
         # The URL's shape and an IP literal are checked by this process's policy, which
-        # does not change while it runs: once per URL, with yarl's parse (IDNA, IPv6
-        # brackets). A refused URL is not kept, and is refused again at each attempt.
+        # does not change while it runs: once per URL. A refused URL is not kept, and is
+        # refused again at each attempt.
         parsed = self._urls.get(url)
         if parsed is None:
             shape = check_url_shape(url, self._allow_private)
-            check_literal(shape.host, self._allow_private)
+            # An ASCII URL is sent as saved (yarl would rewrite its query's %-escapes);
+            # another is encoded by yarl (IDNA, UTF-8 paths).
+            target = URL(url, encoded=url.isascii())
+            # The literal is judged as aiohttp will read the host: yarl turns digits of
+            # other scripts (１２７.０.０.１) into ASCII ones, and aiohttp never resolves an
+            # IP, so the resolver would not see it.
+            check_literal(target.raw_host or "", self._allow_private)
             if len(self._urls) >= PARSED_URLS_KEPT:
                 self._urls.clear()
-            parsed = self._urls[url] = (URL(url, encoded=False), f"{shape.host}:{shape.port}")
+            parsed = self._urls[url] = (target, f"{shape.host}:{shape.port}")
         return parsed
 
     def _receiver(self, host: str) -> asyncio.Semaphore:
@@ -164,6 +170,9 @@ class Sender:
             return f"could not connect: {reason}" if reason else "could not connect"
         if isinstance(error, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
             return "the receiver closed the connection without a valid answer"
+        if isinstance(error, aiohttp.ClientOSError):  # e.g. reset while the request went
+            reason = error.strerror or str(error)
+            return f"the connection failed: {reason}" if reason else "the connection failed"
         if isinstance(error, aiohttp.ClientResponseError):
             return "the receiver's answer was not valid HTTP"
         if isinstance(error, aiohttp.InvalidURL | ValueError):
