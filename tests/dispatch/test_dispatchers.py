@@ -5,6 +5,7 @@ endpoints switched off while deliveries wait, and the 5-day rule."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from sqlalchemy import func, select, update
 
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.db import Database
+from supportdesk.db.outbox import HandedOver
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
 from supportdesk.dispatch import Dispatcher, outcomes, queue
 from supportdesk.dispatch.recorder import OutcomeRecorder
@@ -29,6 +31,8 @@ from tests.dispatch.receiver import Answer, Receiver
 from tests.graphql.events.helpers import all_events
 from tests.servers import RunningServer
 
+DELETE_ENDPOINT = """mutation($id: ID!) {
+  deleteWebhookEndpoint(id: $id) { webhookEndpoint { id } error { code } } }"""
 UPDATE_ENDPOINT = """
 mutation($input: UpdateWebhookEndpointInput!) {
   updateWebhookEndpoint(input: $input) { webhookEndpoint { enabled } error { code message } }
@@ -346,3 +350,41 @@ async def _created_days_ago(db: Database, workspace_id: str, endpoint_id: str, d
             )
             .values(created_at=now() - timedelta(days=days))
         )
+
+
+def test_a_handed_over_delivery_meets_an_endpoint_deleted_since_its_last_read(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    api, endpoint_id, [due, *_] = _three_taken(quiet, receiver)
+    assert due.body is not None
+    handed = HandedOver(
+        due.workspace_id, due.delivery_id, due.lease_until, endpoint_id, due.event_id, due.body, 0
+    )
+    targets = queue.Targets(fresh_seconds=0.5)
+    assert [d.url for d in quiet.call(targets.load(quiet.db, [handed]))] == [receiver.url]
+
+    deleted = api.ok(DELETE_ENDPOINT, {"id": endpoint_id})["deleteWebhookEndpoint"]
+    assert deleted["error"] is None
+
+    # A read less than `fresh_seconds` old serves the same generation; then it is read again.
+    assert len(quiet.call(targets.load(quiet.db, [handed]))) == 1
+    time.sleep(0.6)
+    assert quiet.call(targets.load(quiet.db, [handed])) == []
+
+
+def test_the_queue_is_looked_at_while_commits_keep_waking_the_dispatcher(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    api = make_workspace(quiet).client()
+    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
+    nobody = HandedOver("ws_none", "whd_none", now() + timedelta(hours=1), "whk_none", "", {}, 0)
+    with another_process(quiet) as other, dispatching(quiet, other) as dispatcher:
+        # Queued by this server's commit, which wakes no dispatcher: only a look finds it.
+        new_contact(api)
+        # Commits of the dispatcher's own process, far more often than it polls.
+        storm_ends = time.monotonic() + 3
+        while time.monotonic() < storm_ends and not receiver.received:
+            dispatcher.wake([nobody])
+            time.sleep(0.05)
+        assert len(receiver.received) == 1
+    assert only_delivery(api, endpoint_id, status="succeeded")["attempts"] == 1

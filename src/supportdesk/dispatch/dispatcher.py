@@ -20,6 +20,7 @@ logs a secret or a URL (which may carry a receiver's token).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -159,34 +160,36 @@ class Dispatcher:
             await asyncio.wait_for(self._recorder.drain(), grace)
         except TimeoutError:
             logger.warning("Some webhook outcomes were not written before stopping.")
+            await self._recorder.stop()
         if self._sender is not None:
             await self._sender.aclose()
 
     async def _deliver(self) -> None:
-        look = True  # at the queue: at start, after each poll's wait, and when told to
+        # The queue is looked at on start, at least once a poll's time (commits that keep
+        # waking the loop must not keep retries and other processes' deliveries waiting),
+        # and when a commit here queued due deliveries.
+        looked = float("-inf")
         while not self._stopping:
             self._woken.clear()
             known_due, self._due_queued = self._due_queued, False
+            look = time.monotonic() - looked >= self._poll_seconds
             more = False
             try:
                 more = await self._take_handed()
                 if look or known_due:
+                    looked = time.monotonic()
                     full = await self._take_batch(known_due)
                     self._due_queued = self._due_queued or full
                     more = more or full
             except Exception:
                 logger.exception("Taking webhook deliveries failed; trying again shortly.")
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
-            look = False
             if not more:
                 # Every slot taken: the wake-up is a finished attempt, and what waits for
                 # its slot goes at once. Otherwise a commit's: others may gather first.
                 slot_bound = len(self._in_flight) >= self._concurrency
-                try:
+                with contextlib.suppress(TimeoutError):  # a poll's time without a wake-up
                     await asyncio.wait_for(self._woken.wait(), self._poll_seconds)
-                except TimeoutError:
-                    look = True
-                else:
                     if not (self._stopping or slot_bound):
                         await asyncio.sleep(GATHER_SECONDS)
 
@@ -211,6 +214,7 @@ class Dispatcher:
         `known_due`: a commit (or a full batch) says there is work, so no look first."""
         free = self._concurrency - len(self._in_flight)
         if free <= 0:
+            self._due_queued = self._due_queued or known_due  # kept for a free slot
             return False  # a finishing attempt wakes the loop
         moment = now()
         if not known_due and not await queue.any_due(self._db, moment):

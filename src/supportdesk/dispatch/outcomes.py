@@ -157,13 +157,20 @@ async def write_outcomes(
             for key, at in healthy.items()
             if key not in written or at - written[key] >= SUCCESS_PRECISION
         }
+    failures: dict[tuple[str, str], list[Finished]] = {}
+    for one in batch:
+        if not one.attempt.reply.succeeded:
+            due = one.attempt.due
+            failures.setdefault((due.workspace_id, due.endpoint_id), []).append(one)
     async with db.transaction() as connection:
         if succeeded:
             await connection.run_many(_FINISH, succeeded)
-        for (workspace_id, endpoint_id), at in sorted(healthy.items()):
-            await _healthy(connection, workspace_id, endpoint_id, at)
-        for one in batch:
-            if not one.attempt.reply.succeeded:
+        # Endpoint rows in one order, whichever dispatcher writes: two batches that both
+        # touch two endpoints never wait on each other crosswise (a deadlock).
+        for key in sorted(healthy.keys() | failures.keys()):
+            if key in healthy:
+                await _healthy(connection, *key, healthy[key])
+            for one in failures.get(key, ()):
                 await _failed(connection, one.attempt, one.values, one.at)
     if written is not None:
         if len(written) + len(healthy) > HEALTHY_KEPT:

@@ -13,6 +13,7 @@ tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_attempt_
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -151,30 +152,39 @@ _ENDPOINTS = (
     .where(workspaces.c.id.in_(bindparam("workspaces", expanding=True)))
 )
 WORKSPACES_KEPT = 1024
+# How long endpoints read for handed-over deliveries serve others of the same generation: a
+# change made by another process (which this one does not see) reaches an attempt at most
+# this late, and a busy endpoint costs one read a second.
+TARGETS_FRESH_SECONDS = 1.0
 Target = tuple[str, bool, str, str | None, datetime | None]
 
 
 class Targets:
     """Where the deliveries handed over by this process's commits go (db/outbox.py).
 
-    Each workspace's endpoints are read once per webhook generation: every endpoint change
-    moves the generation (domain/events/log.py), and a writer hands over the generation it
-    saw, so endpoints read at that generation or a later one are the endpoints it queued
-    for, or newer (as a delivery taken from the queue reads them). Only an endpoint change
-    costs a read; a busy endpoint's deliveries cost none."""
+    A workspace's endpoints are read again when a delivery comes with a newer webhook
+    generation than the last read (every endpoint change moves it, domain/events/log.py,
+    and a writer hands over the generation it saw), or when that read is more than
+    TARGETS_FRESH_SECONDS old: a delivery that waited for a slot meets a deletion, a
+    disabling or a new secret that another process made meanwhile, as one taken from the
+    queue does."""
 
-    def __init__(self) -> None:
+    def __init__(self, fresh_seconds: float = TARGETS_FRESH_SECONDS) -> None:
+        self._fresh = fresh_seconds
         self._known: dict[str, tuple[int, dict[str, Target]]] = {}
+        self._read_at: dict[str, float] = {}
 
     async def load(self, db: Database, handed: Sequence[HandedOver]) -> list[Due]:
         """What the attempts of these deliveries need. One whose endpoint was deleted
         meanwhile has nothing to do."""
         if not handed:
             return []
+        oldest = time.monotonic() - self._fresh
         stale = {
             h.workspace_id
             for h in handed
             if self._known.get(h.workspace_id, (-1, {}))[0] < h.generation
+            or self._read_at.get(h.workspace_id, oldest) <= oldest
         }
         if stale:
             await self._read(db, sorted(stale))
@@ -197,6 +207,7 @@ class Targets:
         return found
 
     async def _read(self, db: Database, workspace_ids: list[str]) -> None:
+        read_at = time.monotonic()
         async with db.read() as connection:
             rows = (await connection.execute(_ENDPOINTS, {"workspaces": workspace_ids})).all()
         read: dict[str, tuple[int, dict[str, Target]]] = {}
@@ -206,7 +217,9 @@ class Targets:
                 endpoints[endpoint_id] = _target(target)
         if len(self._known) + len(read) > WORKSPACES_KEPT:
             self._known.clear()
+            self._read_at.clear()
         self._known.update(read)
+        self._read_at.update(dict.fromkeys(read, read_at))
 
 
 def _target(row: Any) -> Target:

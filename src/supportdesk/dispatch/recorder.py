@@ -71,6 +71,14 @@ class OutcomeRecorder:
                 await asyncio.shield(self._writer)
         finally:
             self._draining = False
+            self._full.clear()
+
+    async def stop(self) -> None:
+        """Give up on what is not written yet (retried after its lease)."""
+        writer = self._writer
+        if writer is not None:
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
 
     async def _write(self) -> None:
         try:
@@ -83,7 +91,7 @@ class OutcomeRecorder:
                 if len(self._waiting) >= MOST_AT_ONCE:
                     self._full.set()
                 try:
-                    await write_outcomes(self._db, batch, self._healthy_written)
+                    await self._write_once_more_on_failure(batch)
                 except Exception:
                     logger.exception(
                         "Writing webhook outcomes failed; their deliveries are tried again "
@@ -92,3 +100,12 @@ class OutcomeRecorder:
                     )
         finally:
             self._writer = None
+
+    async def _write_once_more_on_failure(self, batch: list[Finished]) -> None:
+        # A second try: PostgreSQL may end one batch of two that lock the same endpoints
+        # (a deadlock, a serialization failure) and let the other through.
+        try:
+            await write_outcomes(self._db, batch, self._healthy_written)
+        except Exception:
+            logger.warning("Writing webhook outcomes failed; trying once more.", exc_info=True)
+            await write_outcomes(self._db, batch, self._healthy_written)
