@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select, update
 
 from supportdesk.auth.server_key import ServerKey
@@ -19,6 +20,7 @@ from supportdesk.db import Database
 from supportdesk.db.outbox import HandedOver
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
 from supportdesk.dispatch import Dispatcher, outcomes, queue
+from supportdesk.dispatch import dispatcher as dispatcher_module
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.sender import Reply
 from supportdesk.domain.audit import CLI_ACTOR
@@ -277,6 +279,35 @@ def test_two_dispatchers_never_send_one_delivery_twice(
     assert set(ids.values()) == {1}
     assert len(receiver.received) == how_many
     assert outcome
+
+
+def test_attempts_queued_behind_a_slow_receiver_past_their_lease_are_not_sent_twice(
+    quiet: RunningServer, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """32 attempts share a receiver's 4 places; at 0.45 s an answer, the last would start
+    after their 3 s lease has run out and the dispatcher has taken them again. Those that
+    cannot start in time are left to the lease instead, and each event arrives once."""
+    monkeypatch.setattr(dispatcher_module, "LEASE_MARGIN_SECONDS", 0.1)
+    workspace = make_workspace(quiet)
+    endpoint_id, _ = create_endpoint(workspace.client(), receiver.url, ["contact.created"])
+    how_many = 32
+    receiver.answer(*[Answer(204, delay=0.45)] * (2 * how_many))
+
+    with dispatching(quiet, webhook_lease_seconds=3, webhook_timeout_seconds=1.0):
+        quiet.call(_queue_events(quiet.db, workspace.id, how_many))
+        received = receiver.wait_for(how_many, timeout=30)
+        outcome = eventually(
+            lambda: (
+                quiet.call(_outcomes(quiet.db, workspace.id, endpoint_id))
+                == {("succeeded", 1): how_many}
+            ),
+            timeout=15,
+            what="every delivery recorded, each after one attempt",
+        )
+
+    assert outcome
+    assert Counter(request.headers["webhook-id"] for request in received).most_common(1)[0][1] == 1
+    assert len(receiver.received) == how_many
 
 
 async def _queue_events(db: Database, workspace_id: str, how_many: int) -> None:

@@ -19,6 +19,7 @@ def post(url: str, *, allow_private: bool = True, timeout: float = 1.0) -> Reply
             await sender.aclose()
 
     reply = asyncio.run(attempt())
+    assert reply is not None
     assert "token" not in (reply.error or "")  # the URL's secrets never reach the record
     return reply
 
@@ -103,7 +104,7 @@ def test_a_closed_port_is_a_connection_failure() -> None:
 def test_one_receiver_gets_at_most_four_attempts_at_once(receiver: Receiver) -> None:
     receiver.answer(*[Answer(200, delay=0.4)] * 8)
 
-    async def eight() -> list[Reply]:
+    async def eight() -> list[Reply | None]:
         sender = Sender(5.0, True, 32)
         try:
             made: list[float] = []
@@ -128,6 +129,37 @@ def test_one_receiver_gets_at_most_four_attempts_at_once(receiver: Receiver) -> 
     # The fifth starts only once one of the first four has had its (slow) answer.
     assert arrivals[4].at - arrivals[0].at >= 0.35
     assert {request.headers["host"] for request in arrivals} == {f"127.0.0.1:{receiver.port}"}
+
+
+def test_an_attempt_without_a_place_by_its_start_by_is_not_sent(receiver: Receiver) -> None:
+    receiver.answer(*[Answer(200, delay=0.5)] * 4)
+
+    async def four_then_one() -> tuple[list[Reply | None], Reply | None, float]:
+        sender = Sender(5.0, True, 32)
+        try:
+            slow = [asyncio.create_task(sender.post(receiver.url, message)) for _ in range(4)]
+            await asyncio.sleep(0.05)  # the four hold every place at the receiver
+            asked = time.monotonic()
+            late = await sender.post(receiver.url, never_made, asked + 0.2)
+            waited = time.monotonic() - asked
+            return await asyncio.gather(*slow), late, waited
+        finally:
+            await sender.aclose()
+
+    def message() -> tuple[dict[str, str], bytes]:
+        return {"content-type": "application/json"}, b"{}"
+
+    def never_made() -> tuple[dict[str, str], bytes]:
+        raise AssertionError("a message that is not sent is not made")
+
+    slow, late, waited = asyncio.run(four_then_one())
+
+    assert [reply.status if reply else None for reply in slow] == [200] * 4
+    assert late is None
+    assert 0.15 <= waited < 0.45  # gave up at its start_by, before any place came free
+    assert len(receiver.wait_for(4)) == 4
+    time.sleep(0.1)
+    assert len(receiver.received) == 4
 
 
 def test_an_ip_written_in_other_digits_is_judged_as_the_address_it_is(receiver: Receiver) -> None:

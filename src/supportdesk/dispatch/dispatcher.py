@@ -55,6 +55,9 @@ GATHER_SECONDS = 0.05
 CLEANUP_SECONDS = 3600.0
 STOP_GRACE_SECONDS = 5.0
 OPENED_SECRETS_KEPT = 1024
+# An attempt starts no later than this long plus the time-out before its lease ends, so that
+# its outcome is written while the lease still holds (written every 0.2 s, recorder.py).
+LEASE_MARGIN_SECONDS = 5.0
 # After an unexpected error, before trying again: a broken database is not hammered.
 ERROR_PAUSE_SECONDS = 1.0
 
@@ -247,6 +250,14 @@ class Dispatcher:
                 return
             started = now()
             reply = await self._send(due, started)
+            if reply is None:
+                # Its receiver's places stayed taken (slow answers): nothing was sent, and
+                # the delivery is due for any dispatcher when its lease runs out.
+                logger.info(
+                    "A webhook attempt waited too long for its receiver; left to its lease.",
+                    extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
+                )
+                return
             status = self._recorder.record(outcomes.Attempt(due, reply, started))
             self._log(due, reply, status)
         except Exception:
@@ -255,7 +266,7 @@ class Dispatcher:
                 extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
             )
 
-    async def _send(self, due: queue.Due, moment: datetime) -> Reply:
+    async def _send(self, due: queue.Due, moment: datetime) -> Reply | None:
         assert self._sender is not None and due.body is not None
         try:
             keys = signing_keys(
@@ -275,7 +286,11 @@ class Dispatcher:
             body = body_bytes(event)
             return signed_headers(event_id, int(time.time()), body, keys), body
 
-        return await self._sender.post(due.url, signed)
+        # Another dispatcher may take the delivery once its lease ends: this attempt must have
+        # had its answer, and its outcome written, by then.
+        lease_left = (due.lease_until - moment).total_seconds()
+        start_within = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
+        return await self._sender.post(due.url, signed, time.monotonic() + start_within)
 
     async def _opener(self) -> Callable[[str], bytes]:
         if self._box is None:

@@ -5,7 +5,8 @@ deliveries. Redirects are never followed (a 3xx is a failure: following one woul
 body, and the server's own reach, wherever the receiver points). The whole attempt,
 connecting and the answer included, is bounded by SUPPORTDESK_WEBHOOK_TIMEOUT_SECONDS; at
 most PER_RECEIVER attempts to one host run at once, and an attempt waiting for one of those
-places is not yet on the clock.
+places is not yet on the clock; one that cannot have its place by its `start_by` is not sent
+at all (its lease would run out before its answer, and another dispatcher could send it too).
 
 Why aiohttp: its response parser is C (llhttp) and its streams are asyncio's own. Measured
 against the bench receiver, a POST cost the dispatcher 63 µs of CPU with it, against 377 µs
@@ -16,6 +17,7 @@ serve process whose requests it follows.
 from __future__ import annotations
 
 import asyncio
+import math
 import ssl
 import time
 from collections.abc import Callable, Mapping
@@ -78,18 +80,24 @@ class Sender:
         self._urls: dict[str, tuple[URL, str]] = {}
         self._receivers: dict[str, asyncio.Semaphore] = {}
 
-    async def post(self, url: str, message: Message) -> Reply:
+    async def post(self, url: str, message: Message, start_by: float = math.inf) -> Reply | None:
         """POST what `message()` makes (headers, body), called once this attempt has its
         place at the receiver, so that a signature's timestamp is the moment it is sent.
+        None when no place was free by `start_by` (time.monotonic()): nothing was sent.
         Never raises for what the receiver or the network does."""
         started = time.monotonic()
         try:
             target, host = self._checked(url)
-            async with self._receiver(host):
+            place = self._receiver(host)
+            if not await _place_by(place, start_by):
+                return None
+            try:
                 started = time.monotonic()
                 headers, body = message()
                 async with asyncio.timeout(self._timeout):
                     status, retry_after = await self._exchange(target, headers, body)
+            finally:
+                place.release()
         except Exception as error:  # every failure is a failed attempt, explained
             return Reply(None, _short(self._explain(error)), _elapsed_ms(started))
         return Reply(status, _failure(status), _elapsed_ms(started), retry_after)
@@ -182,6 +190,22 @@ class Sender:
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+async def _place_by(place: asyncio.Semaphore, start_by: float) -> bool:
+    """Take one of a receiver's places, waiting until `start_by` at most."""
+    if start_by == math.inf:
+        await place.acquire()
+        return True
+    left = start_by - time.monotonic()
+    if left <= 0:  # even a free place is too late now
+        return False
+    try:
+        async with asyncio.timeout(left):
+            await place.acquire()
+    except TimeoutError:
+        return False
+    return True
 
 
 def _elapsed_ms(started: float) -> int:
