@@ -122,7 +122,7 @@ def test_a_lease_that_ran_out_is_taken_again_and_the_late_outcome_dropped(
 
     # The first dispatcher's outcome, if it ever came, no longer holds the lease.
     late = Reply(500, "HTTP 500", 5)
-    quiet.call(outcomes.record_outcomes(quiet.db, [outcomes.Attempt(crashed, late, now())], (1.0,)))
+    quiet.call(_write_at_once(quiet.db, [outcomes.Attempt(crashed, late, now())], (1.0,)))
     assert only_delivery(api, endpoint_id)["status"] == "succeeded"
 
 
@@ -178,7 +178,7 @@ def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
     replies = [Reply(200, None, 3), Reply(500, "HTTP 500", 4), Reply(204, None, 5)]
 
     statuses = quiet.call(
-        outcomes.record_outcomes(
+        _write_at_once(
             quiet.db,
             [outcomes.Attempt(d, r, now()) for d, r in zip(taken, replies, strict=True)],
             (60.0,),
@@ -196,6 +196,15 @@ def test_a_batch_of_outcomes_is_written_whole_each_as_it_came_out(
         ("succeeded", 1, 204, 5),
     ]
     assert recorded[1]["lastError"] == "HTTP 500" and recorded[1]["nextAttemptAt"] is not None
+
+
+async def _write_at_once(
+    db: Database, attempts: list[outcomes.Attempt], schedule: tuple[float, ...]
+) -> list[str]:
+    """Decide and write outcomes as the recorder does, without its gathering time."""
+    batch = [outcomes.finish(attempt, now(), schedule) for attempt in attempts]
+    await outcomes.write_outcomes(db, batch)
+    return [one.status for one in batch]
 
 
 async def _statuses(db: Database, workspace_id: str, delivery_ids: list[str]) -> list[str]:

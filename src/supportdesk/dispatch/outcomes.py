@@ -12,7 +12,6 @@ and a `webhook_endpoint.updated` event, like an admin's change.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -116,19 +115,6 @@ def finish(
         "new_duration_ms": reply.duration_ms,
     }
     return Finished(attempt, status, values, finished)
-
-
-async def record_outcomes(
-    db: Database,
-    attempts: Sequence[Attempt],
-    schedule: Sequence[float],
-    rng: random.Random | None = None,
-) -> list[str]:
-    """Decide and record a batch of attempts in one transaction; returns each delivery's
-    status (`succeeded`, `failed`, or `pending` when it is tried again), in order."""
-    finished = [finish(attempt, now(), schedule, rng) for attempt in attempts]
-    await write_outcomes(db, finished)
-    return [one.status for one in finished]
 
 
 # Endpoints whose success this process wrote lately, kept by the caller of write_outcomes.
