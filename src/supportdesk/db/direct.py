@@ -26,11 +26,11 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 from sqlalchemy import CompoundSelect, Delete, Insert, Select, TextClause, Update
@@ -46,6 +46,7 @@ ReadStatement = Select[Any] | CompoundSelect[Any]
 # What runs on the driver: a read, or a write of the hot paths (inside a transaction); SQL
 # written as text where no table definition describes its target (a full-text index).
 DirectStatement = ReadStatement | Insert | Update | Delete | TextClause
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,20 +369,26 @@ class DirectReads:
     async def _send(
         self, compiled: Compiled, arguments: list[Any], connection: Any
     ) -> list[tuple[Any, ...]]:
+        raw = await self._driven(
+            compiled.sql, lambda: self.reader.fetch(compiled, arguments, connection)
+        )
+        return compiled.rows(raw)
+
+    async def _driven(self, sql: str, call: Callable[[], Awaitable[_Result]]) -> _Result:
+        """A call to the driver as every statement goes: observed, within the request's
+        deadline, inside `around`, its errors translated."""
         for observe in self.observers:
-            observe(compiled.sql)
+            observe(sql)
         deadline.check()
         try:
             if self.around is None:
-                raw = await self.reader.fetch(compiled, arguments, connection)
-            else:
-                with self.around(compiled.sql):
-                    raw = await self.reader.fetch(compiled, arguments, connection)
+                return await call()
+            with self.around(sql):
+                return await call()
         except Exception as error:
             if deadline.passed():  # interrupted by SQLite's progress handler
                 raise deadline.DeadlinePassed from error
-            raise _translated(error, compiled.sql) from error
-        return compiled.rows(raw)
+            raise _translated(error, sql) from error
 
     async def run_many(
         self,
@@ -393,20 +400,10 @@ class DirectReads:
         if not parameter_sets:
             return
         compiled = self.compiled(statement, parameter_sets[0])
-        for observe in self.observers:
-            observe(compiled.sql)
         arguments = [compiled.arguments(parameters) for parameters in parameter_sets]
-        deadline.check()
-        try:
-            if self.around is None:
-                await self.reader.run_many(compiled, arguments, connection)
-            else:
-                with self.around(compiled.sql):
-                    await self.reader.run_many(compiled, arguments, connection)
-        except Exception as error:
-            if deadline.passed():  # interrupted by SQLite's progress handler
-                raise deadline.DeadlinePassed from error
-            raise _translated(error, compiled.sql) from error
+        await self._driven(
+            compiled.sql, lambda: self.reader.run_many(compiled, arguments, connection)
+        )
 
     async def ping(self) -> None:
         """Runs `SELECT 1` on the driver as the reads do (on PostgreSQL, on a connection of
