@@ -286,11 +286,16 @@ class Dispatcher:
             body = body_bytes(event)
             return signed_headers(event_id, int(time.time()), body, keys), body
 
-        # Another dispatcher may take the delivery once its lease ends: this attempt must have
-        # had its answer, and its outcome written, by then.
-        lease_left = (due.lease_until - moment).total_seconds()
-        start_within = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
-        return await self._sender.post(due.url, signed, time.monotonic() + start_within)
+        return await self._sender.post(due.url, signed, time.monotonic() + self._start_within(due))
+
+    def _start_within(self, due: queue.Due) -> float:
+        """Seconds this attempt may wait for its place at the receiver. Another dispatcher
+        may take the delivery once its lease ends: the attempt must have had its answer, and
+        its outcome written, by then. A lease too short for that (a test's setting) leaves
+        the first half of it, as for deliveries waiting for a slot."""
+        lease_left = (due.lease_until - now()).total_seconds()
+        room = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
+        return max(room, lease_left / 2)
 
     async def _opener(self) -> Callable[[str], bytes]:
         if self._box is None:
