@@ -1,4 +1,5 @@
-"""`python -m bench [--quick] [--backend sqlite|postgresql] ...`, `python -m bench profile` and
+"""`python -m bench [--quick] [--backend sqlite|postgresql] ...`, `python -m bench profile`,
+`python -m bench split` (an endpoint's cost, process by process) and
 `python -m bench instructions [--only issue,...] [--record]`."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from bench.run import Options, run
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
-        "command", nargs="?", default="run", choices=["run", "profile", "instructions"]
+        "command", nargs="?", default="run", choices=["run", "profile", "instructions", "split"]
     )
     parser.add_argument(
         "--quick", action="store_true", help="one round, fewer scenarios, no 100k workspace"
@@ -82,6 +83,11 @@ def main(argv: list[str]) -> int:
         if above:
             print(f"above the baseline: {', '.join(above)}")
         return 1 if above else 0
+    if args.command == "split":
+        from bench.split import split
+
+        split(options)
+        return 0
     if args.command == "profile":
         from bench.profile import profile
 

@@ -69,12 +69,18 @@ def process_tree(pid: int) -> list[int]:
 
 def cpu_seconds(pids: Sequence[int]) -> float:
     """utime + stime of these processes, in seconds."""
-    ticks = 0
+    return sum(user_and_system_seconds(pids))
+
+
+def user_and_system_seconds(pids: Sequence[int]) -> tuple[float, float]:
+    """utime and stime of these processes, in seconds (fields 14 and 15 of stat)."""
+    user = system = 0
     for pid in pids:
         fields = _stat_fields(pid)
         if fields is not None:
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
-    return ticks / TICKS
+            user += int(fields[11])
+            system += int(fields[12])
+    return user / TICKS, system / TICKS
 
 
 def postgres_pids() -> list[int]:
