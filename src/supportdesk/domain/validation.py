@@ -17,9 +17,13 @@ MAX_EMAIL = 254  # RFC 5321's limit on a path, so on an address
 class Validator:
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
+        self._notes: list[str] = []
 
-    def fail(self, field: str, code: FieldCode) -> None:
+    def fail(self, field: str, code: FieldCode, note: str | None = None) -> None:
+        """Record a bad field; `note`, a sentence, tells the caller what was wrong with it."""
         self.errors.append(FieldError(field, code))
+        if note:
+            self._notes.append(note)
 
     def text(self, field: str, value: str | None, max_length: int, *, required: bool) -> str | None:
         """Trimmed text, or None when absent; records REQUIRED / TOO_LONG / INVALID."""
@@ -45,7 +49,8 @@ class Validator:
     def check(self) -> None:
         if self.errors:
             names = ", ".join(sorted({error.field for error in self.errors}))
-            raise DomainError(ErrorCode.VALIDATION_FAILED, f"Invalid input: {names}.", self.errors)
+            message = " ".join([f"Invalid input: {names}.", *self._notes])
+            raise DomainError(ErrorCode.VALIDATION_FAILED, message, self.errors)
 
 
 def is_domain_name(value: str) -> bool:

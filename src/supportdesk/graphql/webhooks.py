@@ -8,6 +8,7 @@ import strawberry
 
 from supportdesk.domain.changes import KEEP
 from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.events import readable_types
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.domain.webhooks import deliveries, endpoints, models, queries
 from supportdesk.domain.webhooks.setup import WebhookSetup
@@ -16,6 +17,11 @@ from supportdesk.graphql.errors import MutationError, mutate
 from supportdesk.graphql.events import Event
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
+
+
+def _readable(info: Info) -> frozenset[str]:
+    """The event types the key may read: an endpoint it sets up or resends to stays within."""
+    return frozenset(readable_types(info.context.principal.scopes))
 
 
 def _setup(info: Info) -> WebhookSetup:
@@ -242,7 +248,10 @@ class WebhookQueries:
 
 @strawberry.type
 class WebhookMutations:
-    @strawberry.mutation(description="Add an endpoint; its signing secret is in the payload, once.")
+    @strawberry.mutation(
+        description="Add an endpoint; its signing secret is in the payload, once. It takes only"
+        " event types the key may read (SCOPE_ESCALATION otherwise)."
+    )
     async def create_webhook_endpoint(
         self, info: Info, input: CreateWebhookEndpointInput
     ) -> CreateWebhookEndpointPayload | None:
@@ -260,12 +269,16 @@ class WebhookMutations:
                 description=input.description,
                 event_types=input.event_types,
                 enabled=input.enabled,
+                readable=_readable(info),
             )
             return {"webhook_endpoint": WebhookEndpoint.of(made.endpoint), "secret": made.secret}
 
         return await mutate(CreateWebhookEndpointPayload, action)
 
-    @strawberry.mutation(description="Change an endpoint's URL, description, types or switch.")
+    @strawberry.mutation(
+        description="Change an endpoint's URL, description, types or switch. A new URL or new"
+        " types need every type it then takes to be readable by the key (SCOPE_ESCALATION)."
+    )
     async def update_webhook_endpoint(
         self, info: Info, input: UpdateWebhookEndpointInput
     ) -> UpdateWebhookEndpointPayload | None:
@@ -283,6 +296,7 @@ class WebhookMutations:
                 description=KEEP if input.description is strawberry.UNSET else input.description,
                 event_types=input.event_types,
                 enabled=input.enabled,
+                readable=_readable(info),
             )
             return {"webhook_endpoint": WebhookEndpoint.of(changed)}
 
@@ -339,7 +353,10 @@ class WebhookMutations:
 
         return await mutate(SendTestWebhookPayload, action)
 
-    @strawberry.mutation(description="Send one event again, with the same event id.")
+    @strawberry.mutation(
+        description="Send one event again, with the same event id (whatever types the endpoint"
+        " takes); the key must be able to read it (SCOPE_ESCALATION)."
+    )
     async def redeliver_webhook_event(
         self, info: Info, input: RedeliverWebhookEventInput
     ) -> RedeliverWebhookEventPayload | None:
@@ -347,15 +364,20 @@ class WebhookMutations:
 
         async def action() -> dict[str, object]:
             sent = await deliveries.redeliver(
-                context.db, context.workspace_id, str(input.endpoint_id), str(input.event_id)
+                context.db,
+                context.workspace_id,
+                str(input.endpoint_id),
+                str(input.event_id),
+                _readable(info),
             )
             return {"delivery": WebhookDelivery.of(sent)}
 
         return await mutate(RedeliverWebhookEventPayload, action)
 
     @strawberry.mutation(
-        description="Send the events of a range of sequences again (those the endpoint"
-        " subscribes to), with their own ids."
+        description="Send the events of a range of sequences again (both ends included; those"
+        " the endpoint subscribes to), with their own ids. The key must be able to read every"
+        " type the endpoint takes (SCOPE_ESCALATION)."
     )
     async def replay_webhook_events(
         self, info: Info, input: ReplayWebhookEventsInput
@@ -369,6 +391,7 @@ class WebhookMutations:
                 str(input.endpoint_id),
                 input.from_sequence,
                 input.to_sequence,
+                _readable(info),
             )
             return {"count": count}
 

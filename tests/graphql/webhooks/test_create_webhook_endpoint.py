@@ -76,6 +76,7 @@ def test_unknown_event_types_are_named_invalid(api: GraphQLClient) -> None:
 
     assert payload["error"]["code"] == "VALIDATION_FAILED"
     assert payload["error"]["fields"] == [{"field": "eventTypes", "code": "INVALID"}]
+    assert payload["error"]["message"].endswith("Unknown event types: issue.exploded.")
 
 
 def test_a_missing_url_is_required(api: GraphQLClient) -> None:

@@ -6,6 +6,7 @@ from supportdesk.domain.events.catalogue import (
     EVENT_READ_SCOPES,
     EVENT_TYPES,
     TEST_EVENT_TYPE,
+    read_scope,
     readable_types,
     unknown_types,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "Event",
     "EventCounter",
     "actor_of",
+    "read_scope",
     "readable_types",
     "record_events",
     "snapshots",

@@ -21,7 +21,7 @@ from supportdesk.domain.events import TEST_EVENT_TYPE, actor_of, subscribes
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
-from supportdesk.domain.webhooks.endpoints import locked_endpoint
+from supportdesk.domain.webhooks.endpoints import Readable, check_readable, locked_endpoint
 from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
 
 MAX_REPLAY = 1_000
@@ -88,9 +88,10 @@ async def send_test(
 
 
 async def redeliver(
-    db: Database, workspace_id: str, endpoint_id: str, event_id: str
+    db: Database, workspace_id: str, endpoint_id: str, event_id: str, readable: Readable = None
 ) -> WebhookDelivery:
-    """Send an event of the log to the endpoint again, with the same event id."""
+    """Send an event of the log to the endpoint again, with the same event id, whatever
+    types the endpoint takes; the caller must be able to read it (`check_readable`)."""
     if not is_id_of(event_id, "Event"):
         raise not_found("Event")
     moment = now()
@@ -103,16 +104,23 @@ async def redeliver(
         )
         if kind is None:
             raise not_found("Event")
+        check_readable(readable, [str(kind)])
         row = _new_delivery(workspace_id, endpoint_id, event_id, str(kind), moment)
         await _queue(connection, [row])
         return await _delivery(connection, workspace_id, row["id"])
 
 
 async def replay(
-    db: Database, workspace_id: str, endpoint_id: str, from_sequence: int, to_sequence: int
+    db: Database,
+    workspace_id: str,
+    endpoint_id: str,
+    from_sequence: int,
+    to_sequence: int,
+    readable: Readable = None,
 ) -> int:
-    """Send the events of sequences `from_sequence`..`to_sequence` (at most 1,000) that the
-    endpoint subscribes to again, with their own ids; returns how many were queued."""
+    """Send the events of sequences `from_sequence`..`to_sequence` (both included, at most
+    1,000) that the endpoint subscribes to again, with their own ids; returns how many were
+    queued. The caller must be able to read every type the endpoint takes."""
     problems = []
     if from_sequence < 1:
         problems.append(FieldError("fromSequence", FieldCode.INVALID))
@@ -128,6 +136,7 @@ async def replay(
     moment = now()
     async with db.transaction() as connection:
         endpoint = await locked_endpoint(connection, workspace_id, endpoint_id)
+        check_readable(readable, endpoint.event_types)
         found = await connection.execute(
             select(events.c.id, events.c.type)
             .where(

@@ -6,6 +6,7 @@ passes (None: the deployment has no key to seal with, NOT_CONFIGURED)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -22,7 +23,13 @@ from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
-from supportdesk.domain.events import EVENT_TYPES, record_events, snapshots
+from supportdesk.domain.events import (
+    EVENT_TYPES,
+    read_scope,
+    record_events,
+    snapshots,
+    unknown_types,
+)
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.validation import Validator
 from supportdesk.domain.webhooks.address_policy import UnsafeUrl, check_url
@@ -61,6 +68,29 @@ class EndpointWithSecret:
     secret: str
 
 
+# The event types a caller may read (a key's, by its scopes), or None for every type (an
+# org admin on the settings page, the command line).
+Readable = frozenset[str] | None
+
+
+def check_readable(readable: Readable, event_types: Iterable[str]) -> None:
+    """An endpoint hands its events to whoever holds its URL: a caller may point one at a
+    URL, widen what it takes, or send it events again only within the event types it may
+    read itself (as a key may only grant scopes it holds). An empty `event_types` is every
+    type."""
+    if readable is None:
+        return
+    wanted = tuple(event_types) or EVENT_TYPES
+    needed = sorted({read_scope(kind) for kind in wanted if kind not in readable})
+    if needed:
+        raise DomainError(
+            ErrorCode.SCOPE_ESCALATION,
+            "An endpoint may only receive the events this key may read itself; these event"
+            f" types need {', '.join(needed)}.",
+            [FieldError("eventTypes", FieldCode.INVALID)],
+        )
+
+
 async def _checked_url(check: Validator, url: str | None, policy: EndpointPolicy) -> str | None:
     cleaned = check.text("url", url, MAX_URL, required=True)
     if cleaned is None or check.errors:
@@ -79,8 +109,9 @@ async def _checked_url(check: Validator, url: str | None, policy: EndpointPolicy
 def _event_types(check: Validator, event_types: list[str] | None) -> str:
     """Space-separated, sorted, de-duplicated; empty means every type."""
     chosen = sorted({kind.strip() for kind in event_types or []})
-    if any(kind not in EVENT_TYPES for kind in chosen):
-        check.fail("eventTypes", FieldCode.INVALID)
+    unknown = unknown_types(chosen)
+    if unknown:
+        check.fail("eventTypes", FieldCode.INVALID, f"Unknown event types: {', '.join(unknown)}.")
     return " ".join(chosen)
 
 
@@ -95,13 +126,16 @@ async def create_endpoint(
     description: str | None = None,
     event_types: list[str] | None = None,
     enabled: bool | None = None,
+    readable: Readable = None,
 ) -> EndpointWithSecret:
-    """A new endpoint with a new secret (returned here, once). At most 25 per workspace."""
+    """A new endpoint with a new secret (returned here, once). At most 25 per workspace;
+    it takes only event types the caller may read (`check_readable`)."""
     check = Validator()
     clean_description = check.text("description", description, MAX_DESCRIPTION, required=False)
     types = _event_types(check, event_types)
     clean_url = await _checked_url(check, url, policy)
     check.check()
+    check_readable(readable, types.split())
     assert clean_url is not None
     if box is None:
         raise NOT_CONFIGURED
@@ -205,9 +239,11 @@ async def update_endpoint(
     description: str | Keep | None = KEEP,
     event_types: list[str] | None = None,
     enabled: bool | None = None,
+    readable: Readable = None,
 ) -> WebhookEndpoint:
     """Change what is given. Enabling an endpoint clears why it was disabled (and its
-    failure streak); disabling it by hand says `manual`."""
+    failure streak); disabling it by hand says `manual`. A new URL or new event types need
+    every type the endpoint then takes to be readable by the caller (`check_readable`)."""
     check = Validator()
     clean_description = (
         check.text("description", description, MAX_DESCRIPTION, required=False)
@@ -226,6 +262,9 @@ async def update_endpoint(
             values["description"] = clean_description or ""
         if types is not None and tuple(types.split()) != before.event_types:
             values["event_types"] = types
+        if "url" in values or "event_types" in values:
+            taken = types.split() if types is not None else before.event_types
+            check_readable(readable, taken)
         if enabled is not None and enabled != before.enabled:
             values["enabled"] = enabled
             values["disabled_reason"] = None if enabled else MANUAL
