@@ -106,7 +106,8 @@ class Settings(BaseSettings):
     # receiver counts as a failure.
     webhook_timeout_seconds: float = Field(default=10, gt=0)
     # How long a dispatcher holds a delivery it took: an attempt cut short by a crash is
-    # sent again, by any dispatcher, when this runs out. Longer than the timeout.
+    # sent again, by any dispatcher, when this runs out. At least the time-out plus 5 s
+    # (dispatcher.LEASE_MARGIN_SECONDS), or two dispatchers may both send an attempt.
     webhook_lease_seconds: float = Field(default=60, gt=0)
 
     @field_validator("webhook_retry_schedule", mode="before")

@@ -291,11 +291,12 @@ class Dispatcher:
     def _start_within(self, due: queue.Due) -> float:
         """Seconds this attempt may wait for its place at the receiver. Another dispatcher
         may take the delivery once its lease ends: the attempt must have had its answer, and
-        its outcome written, by then. A lease too short for that (a test's setting) leaves
-        the first half of it, as for deliveries waiting for a slot."""
+        its outcome written, by then. A lease too short for any of that (shorter than the
+        time-out and margin: a test's setting) leaves the first half of it, as for
+        deliveries waiting for a slot."""
         lease_left = (due.lease_until - now()).total_seconds()
         room = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
-        return max(room, lease_left / 2)
+        return room if room > 0 else lease_left / 2
 
     async def _opener(self) -> Callable[[str], bytes]:
         if self._box is None:

@@ -8,12 +8,12 @@ import strawberry
 
 from supportdesk.domain.changes import KEEP
 from supportdesk.domain.errors import InvalidArgument
-from supportdesk.domain.events import readable_types
+from supportdesk.domain.events import read_scope, readable_types
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.domain.webhooks import deliveries, endpoints, models, queries
 from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.context import Info
-from supportdesk.graphql.errors import MutationError, mutate
+from supportdesk.graphql.errors import MutationError, forbidden, mutate
 from supportdesk.graphql.events import Event
 from supportdesk.graphql.node import Node
 from supportdesk.graphql.pagination import Connection, connection_of
@@ -48,11 +48,16 @@ class WebhookDelivery(Node):
 
     @strawberry.field(
         description="The event sent, from the log: null for a test delivery (not in the log)"
-        " and once retention removed it."
+        " and once retention removed it; FORBIDDEN when the key may not read its type."
     )
     async def event(self, info: Info) -> Event | None:
         if self.delivery.payload is not None:
             return None
+        # webhooks:manage shows deliveries, not what they carry: an event's body is the
+        # events feed's, under its scopes (CONTRACT section 11).
+        if self.delivery.event_type not in _readable(info):
+            required = frozenset({read_scope(self.delivery.event_type)})
+            raise forbidden(required, info.context.principal.is_legacy)
         found = await info.context.loaders.event.load(self.delivery.event_id)
         return Event.of(found) if found else None
 

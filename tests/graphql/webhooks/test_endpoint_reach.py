@@ -113,3 +113,64 @@ def test_events_are_resent_only_when_the_key_may_read_them(workspace: WorkspaceF
         )["replayWebhookEvents"]["count"]
         > 0
     )
+
+
+CREATE_CONTACT = """mutation($input: CreateContactInput!) {
+  createContact(input: $input) { contact { id } error { code } } }"""
+CREATE_ISSUE = """mutation($input: CreateIssueInput!) {
+  createIssue(input: $input) { issue { id } error { code } } }"""
+DELIVERED = """query($id: ID!) { node(id: $id) { ... on WebhookEndpoint {
+  deliveries(first: 10) { edges { node { eventType event { id type } } } } } } }"""
+
+
+def test_a_new_url_also_needs_the_types_of_deliveries_still_waiting(
+    workspace: WorkspaceFixture,
+) -> None:
+    full = workspace.client()
+    api = webhooks_and_issues(workspace)  # its api_key.created comes before the endpoint
+    endpoint = new_endpoint(full)["webhookEndpoint"]
+    # The shared test servers send nothing: this delivery stays pending.
+    full.ok(CREATE_CONTACT, {"input": {"email": "waiting@example.com"}})
+
+    def update(**values: Any) -> dict[str, Any]:
+        answer = api.ok(UPDATE, {"input": {"id": endpoint["id"], **values}})
+        payload: dict[str, Any] = answer["updateWebhookEndpoint"]
+        return payload
+
+    narrowed = update(eventTypes=["issue.created"])
+    repointed = update(url="https://93.184.215.15/mine")
+    widened = update(eventTypes=[])
+
+    assert narrowed["error"] is None  # narrowing needs no more than webhooks:manage
+    refused(repointed, "contacts:read")  # the pending contact.created would follow the URL
+    assert "api_keys:manage" not in repointed["error"]["message"]
+    refused(widened, "api_keys:manage", "contacts:read")
+    [listed] = [edge["node"] for edge in full.ok(LIST)["webhookEndpoints"]["edges"]]
+    assert listed["url"] == RECEIVER and listed["eventTypes"] == ["issue.created"]
+
+
+def test_a_delivery_shows_its_event_only_to_a_key_that_may_read_it(
+    workspace: WorkspaceFixture,
+) -> None:
+    full = workspace.client()
+    endpoint = new_endpoint(full, eventTypes=["contact.created", "issue.created"])
+    endpoint_id = endpoint["webhookEndpoint"]["id"]
+    issue = {"subject": "Hello", "body": "Hi", "requesterEmail": "known@example.com"}
+    full.ok(CREATE_CONTACT, {"input": {"email": "known@example.com"}})
+    full.ok(CREATE_ISSUE, {"input": issue})
+    api = webhooks_and_issues(workspace)
+
+    answer = api(DELIVERED, {"id": endpoint_id})
+
+    edges = answer.data["node"]["deliveries"]["edges"]
+    assert [edge["node"]["eventType"] for edge in edges] == ["issue.created", "contact.created"]
+    assert edges[0]["node"]["event"]["type"] == "issue.created"
+    assert edges[1]["node"]["event"] is None
+    error = answer.error_at("node", "deliveries", "edges", 1, "node", "event")
+    assert error["extensions"]["code"] == "FORBIDDEN"
+    assert error["extensions"]["requiredScopes"] == ["contacts:read"]
+    assert len(answer.errors) == 1
+    assert all(
+        edge["node"]["event"]
+        for edge in full.ok(DELIVERED, {"id": endpoint_id})["node"]["deliveries"]["edges"]
+    )

@@ -21,7 +21,12 @@ from supportdesk.domain.events import TEST_EVENT_TYPE, actor_of, subscribes
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
-from supportdesk.domain.webhooks.endpoints import Readable, check_readable, locked_endpoint
+from supportdesk.domain.webhooks.endpoints import (
+    Readable,
+    check_readable,
+    every_type_if_empty,
+    locked_endpoint,
+)
 from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
 
 MAX_REPLAY = 1_000
@@ -136,7 +141,7 @@ async def replay(
     moment = now()
     async with db.transaction() as connection:
         endpoint = await locked_endpoint(connection, workspace_id, endpoint_id)
-        check_readable(readable, endpoint.event_types)
+        check_readable(readable, every_type_if_empty(endpoint.event_types))
         found = await connection.execute(
             select(events.c.id, events.c.type)
             .where(

@@ -17,7 +17,7 @@ from supportdesk.auth.secret_box import SecretBox, new_webhook_secret
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
-from supportdesk.db.tables import webhook_endpoints, workspaces
+from supportdesk.db.tables import webhook_deliveries, webhook_endpoints, workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
@@ -25,6 +25,7 @@ from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.events import (
     EVENT_TYPES,
+    TEST_EVENT_TYPE,
     read_scope,
     record_events,
     snapshots,
@@ -76,12 +77,10 @@ Readable = frozenset[str] | None
 def check_readable(readable: Readable, event_types: Iterable[str]) -> None:
     """An endpoint hands its events to whoever holds its URL: a caller may point one at a
     URL, widen what it takes, or send it events again only within the event types it may
-    read itself (as a key may only grant scopes it holds). An empty `event_types` is every
-    type."""
+    read itself (as a key may only grant scopes it holds)."""
     if readable is None:
         return
-    wanted = tuple(event_types) or EVENT_TYPES
-    needed = sorted({read_scope(kind) for kind in wanted if kind not in readable})
+    needed = sorted({read_scope(kind) for kind in event_types if kind not in readable})
     if needed:
         raise DomainError(
             ErrorCode.SCOPE_ESCALATION,
@@ -89,6 +88,11 @@ def check_readable(readable: Readable, event_types: Iterable[str]) -> None:
             f" types need {', '.join(needed)}.",
             [FieldError("eventTypes", FieldCode.INVALID)],
         )
+
+
+def every_type_if_empty(event_types: Iterable[str]) -> tuple[str, ...]:
+    """An endpoint's types as a list: none chosen means every type."""
+    return tuple(event_types) or EVENT_TYPES
 
 
 async def _checked_url(check: Validator, url: str | None, policy: EndpointPolicy) -> str | None:
@@ -135,7 +139,7 @@ async def create_endpoint(
     types = _event_types(check, event_types)
     clean_url = await _checked_url(check, url, policy)
     check.check()
-    check_readable(readable, types.split())
+    check_readable(readable, every_type_if_empty(types.split()))
     assert clean_url is not None
     if box is None:
         raise NOT_CONFIGURED
@@ -262,9 +266,16 @@ async def update_endpoint(
             values["description"] = clean_description or ""
         if types is not None and tuple(types.split()) != before.event_types:
             values["event_types"] = types
-        if "url" in values or "event_types" in values:
-            taken = types.split() if types is not None else before.event_types
-            check_readable(readable, taken)
+        after_types = every_type_if_empty(
+            types.split() if "event_types" in values and types is not None else before.event_types
+        )
+        if "url" in values:
+            # A new address receives what the endpoint takes and what already waits for it.
+            waiting = await _pending_types(connection, workspace_id, endpoint_id)
+            check_readable(readable, (*after_types, *waiting))
+        elif "event_types" in values:  # narrowing needs nothing more
+            widened = set(after_types) - set(every_type_if_empty(before.event_types))
+            check_readable(readable, widened)
         if enabled is not None and enabled != before.enabled:
             values["enabled"] = enabled
             values["disabled_reason"] = None if enabled else MANUAL
@@ -288,6 +299,21 @@ async def update_endpoint(
         )
         await _record(connection, actor, "webhook_endpoint.updated", after, changes)
     return after
+
+
+async def _pending_types(connection: Connection, workspace_id: str, endpoint_id: str) -> list[str]:
+    """The event types of the endpoint's deliveries still to be sent (tests carry none)."""
+    found = await connection.execute(
+        select(webhook_deliveries.c.event_type)
+        .distinct()
+        .where(
+            webhook_deliveries.c.workspace_id == workspace_id,
+            webhook_deliveries.c.endpoint_id == endpoint_id,
+            webhook_deliveries.c.status == "pending",
+            webhook_deliveries.c.event_type != TEST_EVENT_TYPE,
+        )
+    )
+    return [str(kind) for (kind,) in found]
 
 
 async def rotate_secret(
