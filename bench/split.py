@@ -8,7 +8,8 @@ them). For each run, CPU per request in user and kernel time of the serve proces
 PostgreSQL (all its processes) and of the receiver. The difference between the two layouts
 is what sending costs; the second layout's own difference is what queueing costs the
 mutation. After a delivering run the bench waits until nothing is pending, so each run pays
-for its own deliveries and no more.
+for its own deliveries and no more. Each `--backend` in turn (both by default); the
+deliveries the second layout leaves pending go with the workspace, made anew by the next run.
 """
 
 from __future__ import annotations
@@ -47,7 +48,11 @@ def _per_request(before: Usage, after: Usage, requests: int) -> Usage:
 
 
 def split(options: Options) -> None:
-    backend = options.backends[0] if options.backends else "postgresql"
+    for backend in options.backends:
+        split_backend(backend, options)
+
+
+def split_backend(backend: str, options: Options) -> None:
     url = options.database_url(backend)
     options = replace(options, plan=QUICK)
     load = asyncio.run(prepare(backend, url, options))
