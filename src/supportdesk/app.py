@@ -27,7 +27,7 @@ from supportdesk.http.metrics import metrics
 from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
 from supportdesk.observability.exposition import metrics_enabled
-from supportdesk.observability.metrics import RequestMetrics, watch_database
+from supportdesk.observability.metrics import DeliveryMetrics, RequestMetrics, watch_database
 from supportdesk.rest import rest_mount
 from supportdesk.web import settings_app
 
@@ -48,12 +48,17 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)
     server_key = ServerKey(settings.secret_key, database)
     endpoint = GraphQLEndpoint(executor, settings, limiter, server_key)
-    request_metrics = RequestMetrics() if metrics_enabled(settings) else None
+    measured = metrics_enabled(settings)
+    request_metrics = RequestMetrics() if measured else None
     if request_metrics is not None:
         watch_database(database)
 
     # Every serving process delivers webhooks unless told not to (CONTRACT section 11).
-    dispatcher = Dispatcher(database, settings, server_key) if settings.webhook_dispatch else None
+    dispatcher = (
+        Dispatcher(database, settings, server_key, metrics=DeliveryMetrics() if measured else None)
+        if settings.webhook_dispatch
+        else None
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

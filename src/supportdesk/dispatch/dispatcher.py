@@ -37,6 +37,7 @@ from supportdesk.dispatch.sender import Reply, Sender
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
 from supportdesk.domain.clock import now
 from supportdesk.domain.events.retention import remove_expired
+from supportdesk.observability.metrics import DeliveryMetrics
 
 logger = logging.getLogger("supportdesk.dispatch")
 
@@ -58,6 +59,8 @@ OPENED_SECRETS_KEPT = 1024
 # An attempt starts no later than this long plus the time-out before its lease ends, so that
 # its outcome is written while the lease still holds (written every 0.2 s, recorder.py).
 LEASE_MARGIN_SECONDS = 5.0
+# How often the metrics' ages of the oldest pending deliveries are read (when metrics are on).
+WAITING_SECONDS = 15.0
 # After an unexpected error, before trying again: a broken database is not hammered.
 ERROR_PAUSE_SECONDS = 1.0
 
@@ -80,12 +83,14 @@ class Dispatcher:
         *,
         concurrency: int = CONCURRENCY,
         poll_seconds: float = POLL_SECONDS,
+        metrics: DeliveryMetrics | None = None,
     ) -> None:
         self._db = db
         self._settings = settings
         self._server_key = server_key
         self._concurrency = concurrency
         self._poll_seconds = poll_seconds
+        self._metrics = metrics
         self._box: SecretBox | None = None
         self._opened: dict[str, bytes] = {}  # sealed secret -> its bytes, for signing
         self._sender: Sender | None = None
@@ -115,6 +120,10 @@ class Dispatcher:
             asyncio.create_task(self._deliver(), name="webhook dispatch"),
             asyncio.create_task(self._clean_up(), name="event retention"),
         ]
+        if self._metrics is not None:
+            self._tasks.append(
+                asyncio.create_task(self._measure(self._metrics), name="webhook metrics")
+            )
 
     def wake(self, handed: Sequence[HandedOver] = ()) -> None:
         """Called after a commit in this process that queued deliveries: those `handed`
@@ -147,18 +156,19 @@ class Dispatcher:
         if self._takes:  # what was handed over and not started is due when its lease ends
             self._db.deliveries_lease = None
         self._woken.set()
-        deliver, clean_up = self._tasks
+        deliver, *others = self._tasks
         self._tasks = []
-        clean_up.cancel()
+        for task in others:  # retention, metrics
+            task.cancel()
         # The loop ends at its next turn: a claim in progress is finished and its attempts
         # started, rather than its leased deliveries left to wait out the lease.
-        await asyncio.wait([deliver, clean_up], timeout=grace)
+        await asyncio.wait([deliver, *others], timeout=grace)
         late = {task for task in (deliver, *self._in_flight) if not task.done()}
         if late:
             _, late = await asyncio.wait(late, timeout=grace)
         for task in late:
             task.cancel()
-        await asyncio.gather(deliver, clean_up, *late, return_exceptions=True)
+        await asyncio.gather(deliver, *others, *late, return_exceptions=True)
         try:  # outcomes not yet written; one left unwritten is retried after its lease
             await asyncio.wait_for(self._recorder.drain(), grace)
         except TimeoutError:
@@ -259,6 +269,8 @@ class Dispatcher:
                 )
                 return
             status = self._recorder.record(outcomes.Attempt(due, reply, started))
+            if self._metrics is not None:
+                self._metrics.attempted(_outcome_name(reply, status))
             self._log(due, reply, status)
         except Exception:
             logger.exception(
@@ -334,6 +346,14 @@ class Dispatcher:
             fields["error"] = reply.error
             logger.info("Webhook attempt failed.", extra={"fields": fields})
 
+    async def _measure(self, metrics: DeliveryMetrics) -> None:
+        while not self._stopping:
+            try:
+                metrics.waiting(*await queue.oldest_pending(self._db, now()))
+            except Exception:
+                logger.exception("Reading the webhook queue's metrics failed.")
+            await asyncio.sleep(WAITING_SECONDS)
+
     async def _clean_up(self) -> None:
         while not self._stopping:
             started = time.monotonic()
@@ -347,3 +367,10 @@ class Dispatcher:
             except Exception:
                 logger.exception("Removing expired events failed; trying again in an hour.")
             await asyncio.sleep(max(0.0, CLEANUP_SECONDS - (time.monotonic() - started)))
+
+
+def _outcome_name(reply: Reply, status: str) -> str:
+    """The metrics' name of an attempt's outcome (observability.metrics.DELIVERY_OUTCOMES)."""
+    if reply.status == 410:
+        return "disabled"
+    return {"pending": "retrying"}.get(status, status)

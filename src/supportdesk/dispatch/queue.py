@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, literal_column, select, tuple_, update
+from sqlalchemy import and_, bindparam, exists, func, literal_column, select, tuple_, update
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
@@ -115,6 +115,34 @@ class Due:
     secret_sealed: str
     previous_secret_sealed: str | None
     previous_secret_expires_at: datetime | None
+
+
+# For the metrics: the oldest due delivery (by when it came due, the queue's index), and the
+# oldest waiting for a retry (by its creation: a scan of the pending deliveries not yet due,
+# so it runs every few seconds, not every poll). Retries wait at most a day (Retry-After's
+# cap): the horizon takes them all.
+_OLDEST_DUE = select(func.min(webhook_deliveries.c.next_attempt_at)).where(_IS_DUE)
+_RETRY_HORIZON = timedelta(days=2)
+_OLDEST_RETRYING = select(func.min(webhook_deliveries.c.created_at)).where(
+    webhook_deliveries.c.next_attempt_at <= bindparam("horizon"),
+    webhook_deliveries.c.status == literal_column("'pending'"),
+    webhook_deliveries.c.next_attempt_at > bindparam("at"),
+    webhook_deliveries.c.attempts > 0,
+)
+
+
+async def oldest_pending(db: Database, at: datetime) -> tuple[float, float]:
+    """Seconds since the oldest due delivery came due, and since the oldest one waiting for
+    a retry was created; 0 for none."""
+    async with db.read() as connection:
+        due = await connection.scalar(_OLDEST_DUE, {"at": at})
+        retrying = await connection.scalar(
+            _OLDEST_RETRYING, {"at": at, "horizon": at + _RETRY_HORIZON}
+        )
+    return (
+        (at - due).total_seconds() if due is not None else 0.0,
+        (at - retrying).total_seconds() if retrying is not None else 0.0,
+    )
 
 
 async def any_due(db: Database, at: datetime) -> bool:

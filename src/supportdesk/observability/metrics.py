@@ -51,8 +51,7 @@ DB_POOL_LIMIT = Gauge(
     ["pool"],
     multiprocess_mode="livesum",
 )
-# Webhook deliveries (CONTRACT section 11) do not exist yet: these are set by the dispatcher
-# once it does, and until then nothing is exported for them.
+# Set by each process's webhook dispatcher (dispatch/dispatcher.py), from its start.
 WEBHOOK_DELIVERIES = Counter(
     "supportdesk_webhook_deliveries",
     "Webhook delivery attempts by outcome: `succeeded`, `retrying` (failed, another attempt"
@@ -137,6 +136,33 @@ class RequestMetrics:
             latency.observe(seconds)
         if rate_limited_by is not None:
             RATE_LIMIT_REFUSALS.labels(rate_limited_by).inc()
+
+
+DELIVERY_OUTCOMES = ("succeeded", "retrying", "failed", "disabled")
+PENDING_STATES = ("due", "scheduled")
+
+
+class DeliveryMetrics:
+    """A dispatcher's figures: each attempt's outcome, and how long the oldest pending
+    deliveries have waited. Every series is made at once, so each is exported from the
+    dispatcher's start (at 0)."""
+
+    def __init__(self) -> None:
+        self._outcomes = {name: WEBHOOK_DELIVERIES.labels(name) for name in DELIVERY_OUTCOMES}
+        waiting = WEBHOOK_OLDEST_PENDING_SECONDS
+        self._waiting = {name: waiting.labels(name) for name in PENDING_STATES}
+        for gauge in self._waiting.values():
+            gauge.set(0)
+
+    def attempted(self, outcome: str) -> None:
+        """One attempt came to `outcome` (one of DELIVERY_OUTCOMES)."""
+        self._outcomes[outcome].inc()
+
+    def waiting(self, due_seconds: float, scheduled_seconds: float) -> None:
+        """Since when the oldest due delivery has been due, and the age of the oldest one
+        waiting for a retry (0: none)."""
+        self._waiting["due"].set(due_seconds)
+        self._waiting["scheduled"].set(scheduled_seconds)
 
 
 def watch_database(database: Database) -> None:
