@@ -7,6 +7,7 @@ import pytest
 from supportdesk_client import (
     Client,
     Forbidden,
+    InvalidRequest,
     MutationError,
     NotFound,
     RateLimited,
@@ -98,3 +99,25 @@ def test_a_wait_longer_than_the_cap_is_not_made(strict_server: RunningServer) ->
             client.api_info()
         with pytest.raises(RateLimited):
             client.api_info()
+
+
+@pytest.mark.parametrize("key", ["", "   ", "svc_mk_secretpart\nsecond line"])
+def test_an_empty_or_broken_key_is_refused_without_echoing_it(key: str) -> None:
+    with pytest.raises(ValueError, match="api_key must be the key's secret") as refused:
+        Client("http://127.0.0.1:9", key)
+
+    assert "secretpart" not in str(refused.value)
+
+
+def test_a_key_read_with_its_trailing_newline_works(workspace: WorkspaceFixture) -> None:
+    with Client(workspace.server.base_url, workspace.key + "\n") as client:
+        assert client.api_info()["workspace"]["id"] == workspace.id
+
+
+def test_a_body_over_the_size_limit_is_an_invalid_request(client: Client) -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        client.issues.create(
+            subject="Big", body="x" * (1024 * 1024 + 1), requester_email="big@example.com"
+        )
+
+    assert refused.value.code == "PAYLOAD_TOO_LARGE" and refused.value.status == 413

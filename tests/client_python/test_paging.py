@@ -57,3 +57,11 @@ def test_a_thread_is_walked_oldest_first(client: Client) -> None:
     bodies = [message.body for message in client.issues.messages(issue.id, page_size=2)]
 
     assert bodies == ["On fire"] + [f"Reply {n}" for n in range(5)]
+
+
+def test_a_page_size_of_zero_ends_at_the_empty_first_page(client: Client) -> None:
+    """`first: 0` answers no edges and still says there are more: walking must not ask for
+    the same empty page forever."""
+    client.issues.create(subject="One", body="Only", requester_email="zero@example.com")
+
+    assert list(client.issues.iterate(page_size=0)) == []

@@ -39,7 +39,7 @@ def walk(fetch: Callable[[str | None], Connection[T] | None]) -> Iterator[T]:
     after: str | None = None
     while (page := fetch(after)) is not None:
         yield from (edge.node for edge in page.edges)
-        if not page.page_info.has_next_page:
+        if _last(page):
             return
         after = page.page_info.end_cursor
 
@@ -51,6 +51,13 @@ async def walk_async(
     while (page := await fetch(after)) is not None:
         for edge in page.edges:
             yield edge.node
-        if not page.page_info.has_next_page:
+        if _last(page):
             return
         after = page.page_info.end_cursor
+
+
+def _last(page: Connection[T]) -> bool:
+    # A page without edges has no cursor to go on from: with `first: 0` the service answers
+    # none and still says there are more, and asking again would never end.
+    info = page.page_info
+    return not info.has_next_page or not page.edges or info.end_cursor is None

@@ -113,6 +113,9 @@ _BY_CODE: dict[str, type[ApiError]] = {
     "QUERY_TOO_COMPLEX": InvalidRequest,
     "GRAPHQL_PARSE_FAILED": InvalidRequest,
     "GRAPHQL_VALIDATION_FAILED": InvalidRequest,
+    # Refused by HTTP before GraphQL: a body over the size limit, one that is not a query.
+    "PAYLOAD_TOO_LARGE": InvalidRequest,
+    "BAD_REQUEST": InvalidRequest,
     "INTERNAL_SERVER_ERROR": ServerError,
     "TIMEOUT": ServerError,
 }

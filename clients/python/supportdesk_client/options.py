@@ -29,8 +29,14 @@ def endpoint(url: str) -> str:
 
 
 def headers(api_key: str) -> dict[str, str]:
+    """The headers of every request. A key read from a file may end in a newline: it is
+    trimmed. An empty key, or one no header can carry, is refused here, and never echoed
+    (httpx's own refusal would print the secret)."""
+    key = api_key.strip()
+    if not key or not key.isprintable() or not key.isascii():
+        raise ValueError("api_key must be the key's secret, e.g. svc_mk_…, on one line")
     return {
-        "Authorization": f"Bearer {api_key}",
+        "Authorization": f"Bearer {key}",
         "Accept": ACCEPT,
         "User-Agent": f"supportdesk-client-python/{_client_version()}",
     }
