@@ -119,10 +119,10 @@ class Due:
 
 # For the metrics: the oldest due delivery (by when it came due, the queue's index), and the
 # oldest waiting for a retry (by its creation: a scan of the pending deliveries not yet due,
-# so it runs every few seconds, not every poll). Retries wait at most a day (Retry-After's
-# cap): the horizon takes them all.
+# so it runs every few seconds, not every poll). The horizon is past any retry (a schedule's
+# waits, Retry-After's day) within the 30 days deliveries are kept.
 _OLDEST_DUE = select(func.min(webhook_deliveries.c.next_attempt_at)).where(_IS_DUE)
-_RETRY_HORIZON = timedelta(days=2)
+_RETRY_HORIZON = timedelta(days=366)
 _OLDEST_RETRYING = select(func.min(webhook_deliveries.c.created_at)).where(
     webhook_deliveries.c.next_attempt_at <= bindparam("horizon"),
     webhook_deliveries.c.status == literal_column("'pending'"),
