@@ -173,7 +173,8 @@ def _served_settings() -> Settings:
     "--workers",
     default=None,
     type=click.IntRange(min=1),
-    help="Worker processes (default: the number of cores).",
+    help="Worker processes (default: the number of cores with SUPPORTDESK_REDIS_URL set,"
+    " otherwise 1, so that the per-key and per-address limits hold as set).",
 )
 @click.option(
     "--trusted-proxies",
@@ -209,7 +210,9 @@ def serve(
     if metrics_port is not None:
         os.environ["SUPPORTDESK_METRICS_PORT"] = str(metrics_port)
     settings = _served_settings()
-    count = workers or server.default_workers()
+    # Without Redis each worker counts requests on its own: one worker unless asked, so that
+    # a key's 601st request in a minute is refused (CONTRACT section 8).
+    count = workers or (server.default_workers() if settings.redis_url else 1)
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
     click.echo(f"Settings → API for org admins: {settings_url(base_url)}")

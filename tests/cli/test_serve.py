@@ -102,3 +102,33 @@ def test_without_a_key_the_answer_is_401(served: tuple[str, dict[str, str]]) -> 
         "code": "UNAUTHENTICATED",
         "reason": "missing",
     }
+
+
+@pytest.mark.parametrize("redis", [False, True])
+def test_without_redis_one_worker_serves_unless_more_are_asked_for(
+    fresh_database: str, tmp_path: Path, redis: bool
+) -> None:
+    """Each worker counts rate limits on its own: without Redis, the default is one worker,
+    so that a key's limit holds as set (CONTRACT section 8)."""
+    env = {k: v for k, v in os.environ.items() if k != "SUPPORTDESK_REDIS_URL"}
+    if redis:
+        env["SUPPORTDESK_REDIS_URL"] = "redis://127.0.0.1:6379/0"
+    command = [str(COMMAND), "serve", "--port", str(free_port())]
+    process = subprocess.Popen(
+        [*command, "--database-url", fresh_database],
+        cwd=tmp_path,
+        env=SUBPROCESS_STATEMENTS.traced(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first_line = process.stdout.readline()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+    cores = len(os.sched_getaffinity(0))
+    expected = cores if redis else 1
+    assert first_line.rstrip().endswith(f"({expected} worker{'s' * (expected > 1)})")
