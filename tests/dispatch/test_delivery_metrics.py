@@ -3,11 +3,9 @@ how long the oldest pending deliveries have waited."""
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import update
@@ -19,11 +17,11 @@ from supportdesk.dispatch import dispatcher as dispatcher_module
 from supportdesk.domain.clock import now
 from supportdesk.observability.metrics import DeliveryMetrics
 from tests.conftest import BACKENDS, make_workspace
-from tests.dispatch.conftest import FAST, _own_database
+from tests.dispatch.conftest import _server
 from tests.dispatch.helpers import create_endpoint, deliveries, eventually, new_contact
 from tests.dispatch.receiver import Answer, Receiver
 from tests.observability.scrape import Scrape, scrape, wait_for
-from tests.servers import RunningServer, drop_postgres_database
+from tests.servers import RunningServer
 
 DELIVERIES = "supportdesk_webhook_deliveries_total"
 WAITING = "supportdesk_webhook_oldest_pending_delivery_age_seconds"
@@ -32,17 +30,7 @@ WAITING = "supportdesk_webhook_oldest_pending_delivery_age_seconds"
 @pytest.fixture(scope="module", params=BACKENDS)
 def measured(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
     """A server with metrics on that queues deliveries; tests start its dispatchers."""
-    with tempfile.TemporaryDirectory(prefix="supportdesk-metrics-") as folder:
-        url = _own_database(request.param, Path(folder))
-        running = RunningServer(
-            request.param, url, **FAST, webhook_dispatch=False, metrics=True
-        ).start()
-        try:
-            yield running
-        finally:
-            running.stop()
-            if request.param != "sqlite":
-                drop_postgres_database(url)
+    yield from _server(request.param, webhook_dispatch=False, metrics=True)
 
 
 @contextmanager
