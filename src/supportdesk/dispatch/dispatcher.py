@@ -298,15 +298,16 @@ class Dispatcher:
             body = body_bytes(event)
             return signed_headers(event_id, int(time.time()), body, keys), body
 
-        return await self._sender.post(due.url, signed, time.monotonic() + self._start_within(due))
+        start_by = time.monotonic() + self._start_within(due, moment)
+        return await self._sender.post(due.url, signed, start_by)
 
-    def _start_within(self, due: queue.Due) -> float:
+    def _start_within(self, due: queue.Due, moment: datetime) -> float:
         """Seconds this attempt may wait for its place at the receiver. Another dispatcher
         may take the delivery once its lease ends: the attempt must have had its answer, and
         its outcome written, by then. A lease too short for any of that (shorter than the
         time-out and margin: a test's setting) leaves the first half of it, as for
         deliveries waiting for a slot."""
-        lease_left = (due.lease_until - now()).total_seconds()
+        lease_left = (due.lease_until - moment).total_seconds()
         room = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
         return room if room > 0 else lease_left / 2
 

@@ -55,9 +55,9 @@ class WebhookDelivery(Node):
             return None
         # webhooks:manage shows deliveries, not what they carry: an event's body is the
         # events feed's, under its scopes (CONTRACT section 11).
-        if self.delivery.event_type not in _readable(info):
-            required = frozenset({read_scope(self.delivery.event_type)})
-            raise forbidden(required, info.context.principal.is_legacy)
+        needed = read_scope(self.delivery.event_type)
+        if needed not in info.context.principal.scopes:
+            raise forbidden(frozenset({needed}), info.context.principal.is_legacy)
         found = await info.context.loaders.event.load(self.delivery.event_id)
         return Event.of(found) if found else None
 
