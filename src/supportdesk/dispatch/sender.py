@@ -201,6 +201,9 @@ async def _place_by(place: asyncio.Semaphore, start_by: float) -> bool:
     left = start_by - time.monotonic()
     if left <= 0:  # even a free place is too late now
         return False
+    if not place.locked():  # free: taken at once, without a timer
+        await place.acquire()
+        return True
     try:
         async with asyncio.timeout(left):
             await place.acquire()
