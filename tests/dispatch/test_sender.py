@@ -163,7 +163,7 @@ def test_an_attempt_without_a_place_by_its_start_by_is_not_sent(receiver: Receiv
 
 
 def test_an_ip_written_in_other_digits_is_judged_as_the_address_it_is(receiver: Receiver) -> None:
-    # yarl reads １２７.０.０.１ as 127.0.0.1, which aiohttp connects to without resolving.
+    # yarl reads １２７.０.０.１ as 127.0.0.1: the host is judged as it is connected to.
     reply = post(f"https://１２７.０.０.１:{receiver.port}/hook?token=abc", allow_private=False)
 
     assert reply.error == "unsafe URL: the URL's host is not a public address"

@@ -111,7 +111,13 @@ class ReceiverConnection(asyncio.Protocol):
     @property
     def reusable(self) -> bool:
         """Open, and its last exchange ended with a complete answer that keeps it alive."""
-        return self._keep and not self._closed and self._answer is None
+        return (
+            self._keep
+            and not self._closed
+            and self._answer is None
+            and self._transport is not None
+            and not self._transport.is_closing()
+        )
 
     async def exchange(self, request: bytes) -> tuple[int, str | None]:
         """Send `request` and wait for the answer's status and Retry-After. A failure, or
