@@ -36,6 +36,7 @@ class RawReceiver:
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.requests: list[bytes] = []  # each request's head and body, as received
         self.connections = 0
+        self.closed_connections = 0  # by the sender, seen as the end of its requests
         self._script: deque[Raw] = deque()
         self._changed = threading.Condition()
         self._tls = tls
@@ -81,6 +82,8 @@ class RawReceiver:
             while True:
                 request, pending = _read_request(connection, pending)
                 if request is None:
+                    with self._changed:
+                        self.closed_connections += 1
                     return
                 with self._changed:
                     self.requests.append(request)

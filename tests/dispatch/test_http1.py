@@ -12,6 +12,7 @@ import pytest
 import trustme
 import uvloop
 
+from supportdesk.dispatch import http1
 from supportdesk.dispatch.sender import Reply, Sender
 from tests.dispatch.raw_receiver import Raw, RawReceiver, answer
 
@@ -173,6 +174,66 @@ def test_a_second_answer_to_one_request_ends_the_connection(raw: RawReceiver) ->
 
     assert [reply.status for reply in replies] == [200, 204]
     assert raw.connections == 2
+
+
+def test_an_endless_answer_head_fails_without_waiting_for_the_time_out(raw: RawReceiver) -> None:
+    raw.script(Raw(b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * (256 * 1024)))
+
+    [reply] = posts(raw.url(), timeout=5.0)
+
+    assert (reply.status, reply.error) == (None, "the receiver's answer was not valid HTTP")
+    assert reply.duration_ms < 2_000
+
+
+def test_endless_interim_answers_fail(raw: RawReceiver) -> None:
+    raw.script(Raw(b"HTTP/1.1 102 Processing\r\n\r\n" * 20 + answer(200)))
+
+    [reply] = posts(raw.url())
+
+    assert (reply.status, reply.error) == (None, "the receiver's answer was not valid HTTP")
+
+
+def test_one_receiver_is_one_pool_however_its_name_is_written(raw: RawReceiver) -> None:
+    async def attempts() -> list[Reply | None]:
+        sender = Sender(2.0, True, 4)
+        try:
+            return [
+                await sender.post(raw.url(host=host), lambda: MESSAGE)
+                for host in ("localhost", "LOCALHOST", "LocalHost")
+            ]
+        finally:
+            await sender.aclose()
+
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        replies = runner.run(attempts())
+
+    assert [reply.status if reply else None for reply in replies] == [204, 204, 204]
+    assert raw.connections == 1
+
+
+def test_idle_connections_are_closed_also_where_nothing_more_is_sent(
+    raw: RawReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = RawReceiver()
+    monkeypatch.setattr(http1, "KEEPALIVE_SECONDS", 0.1)
+    monkeypatch.setattr(http1, "SWEEP_SECONDS", 0.0)
+
+    async def attempts() -> None:
+        sender = Sender(2.0, True, 4)
+        try:
+            await sender.post(raw.url(), lambda: MESSAGE)
+            await asyncio.sleep(0.3)
+            await sender.post(other.url(), lambda: MESSAGE)  # sweeps the first receiver's
+            await asyncio.sleep(0.1)
+            assert raw.closed_connections == 1
+        finally:
+            await sender.aclose()
+
+    try:
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(attempts())
+    finally:
+        other.close()
 
 
 @pytest.fixture(scope="module")

@@ -182,3 +182,11 @@ def test_the_url_is_sent_as_saved(receiver: Receiver) -> None:
 
     assert reply.succeeded
     assert receiver.wait_for(1)[0].path == "/hook?sig=a%2Fb%7E&token=abc"
+
+
+def test_an_ipv6_zone_id_is_never_connected_to(receiver: Receiver) -> None:
+    # The kernel ignores the zone of a non-link-local address: this would reach ::1.
+    reply = post(f"http://[::1%251]:{receiver.port}/hook?token=abc", allow_private=True)
+
+    assert reply.error == "unsafe URL: the URL's host has an IPv6 zone id, which is never allowed"
+    assert receiver.received == []

@@ -31,7 +31,12 @@ from supportdesk.domain.webhooks.address_policy import Address
 
 # Enough of an answer to keep its connection reusable; a receiver has nothing to tell us.
 MAX_ANSWER_BYTES = 64 * 1024
+# An answer's head (status line and headers) longer than this is not a receiver's answer;
+# llhttp sets no limit of its own, and a header value is kept whole until it ends.
+MAX_HEAD_BYTES = 16 * 1024
+MAX_INTERIM_ANSWERS = 8
 KEEPALIVE_SECONDS = 30.0
+SWEEP_SECONDS = 5.0
 
 
 class ReceiverClosed(Exception):
@@ -71,6 +76,7 @@ class Destination:
     @classmethod
     def of(cls, scheme: str, host: str, port: int, path_and_query: str) -> Destination:
         """`host` and `path_and_query` already encoded to ASCII (IDNA, %-escapes)."""
+        host = host.lower()  # one name, one pool and one limit, however it is spelled
         if not (host + path_and_query).isascii() or any(
             character <= " " or character == "\x7f" for character in host + path_and_query
         ):
@@ -103,7 +109,8 @@ class ReceiverConnection(asyncio.Protocol):
         self._status = 0  # the answer's, once its head is complete; 0 before
         self._retry_after: str | None = None
         self._received = 0
-        self._heard = False  # a byte of the answer arrived
+        self._heard = 0  # bytes of the answer so far
+        self._interim = 0  # 1xx answers so far
         self._closed = False
         self._keep = True  # the last answer was complete and said keep-alive
         self.idle_since = 0.0
@@ -123,8 +130,11 @@ class ReceiverConnection(asyncio.Protocol):
         """Send `request` and wait for the answer's status and Retry-After. A failure, or
         a cancellation (the attempt's time-out), closes the connection."""
         assert self._transport is not None and self._answer is None
+        if self._closed or self._transport.is_closing():  # closed before its first use
+            raise ReceiverClosed(silent=True)
         self._answer = asyncio.get_running_loop().create_future()
-        self._status, self._retry_after, self._received, self._heard = 0, None, 0, False
+        self._status, self._retry_after, self._received = 0, None, 0
+        self._heard = self._interim = 0
         self._keep = False  # until the answer is complete and says keep-alive
         try:
             self._transport.write(request)
@@ -150,11 +160,17 @@ class ReceiverConnection(asyncio.Protocol):
         if self._answer is None:  # nothing was asked: a receiver out of step
             self.close()
             return
-        self._heard = True
+        self._heard += len(data)
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as error:  # upgrades included
             self._fail(InvalidAnswer(str(error)))
+            return
+        if not self._status and self._heard > MAX_HEAD_BYTES:
+            self._fail(InvalidAnswer("the answer's head is too long"))
+        elif self._heard > MAX_HEAD_BYTES + MAX_ANSWER_BYTES:  # chunk extensions, trailers
+            self._succeed()
+            self.close()
 
     def eof_received(self) -> bool:
         return False  # the transport closes itself; connection_lost follows
@@ -164,7 +180,7 @@ class ReceiverConnection(asyncio.Protocol):
         if self._status:  # a body read until the connection closes, now complete
             self._succeed()
         else:
-            self._fail(ReceiverClosed(not self._heard) if exc is None else exc)
+            self._fail(ReceiverClosed(silent=not self._heard) if exc is None else exc)
 
     # httptools' callbacks
 
@@ -190,6 +206,9 @@ class ReceiverConnection(asyncio.Protocol):
     def on_message_complete(self) -> None:
         if not self._status:
             self._retry_after = None  # an interim answer's headers are not the answer's
+            self._interim += 1
+            if self._interim > MAX_INTERIM_ANSWERS:
+                self._fail(InvalidAnswer("too many interim answers"))
             return
         if self._answer is not None and not self._answer.done():
             self._keep = self._parser.should_keep_alive()
@@ -215,17 +234,22 @@ class ReceiverConnections:
         self._limit = limit
         self._tls = tls
         self._idle: dict[tuple[str, str, int], list[ReceiverConnection]] = {}
+        self._next_sweep = 0.0
 
     def idle(self, destination: Destination) -> ReceiverConnection | None:
         """A kept connection to the destination that is still open, or None."""
         kept = self._idle.get(destination.pool_key)
         fresh_since = time.monotonic() - KEEPALIVE_SECONDS
-        while kept:
+        found = None
+        while kept and found is None:
             connection = kept.pop()  # the most recently used
             if connection.reusable and connection.idle_since >= fresh_since:
-                return connection
-            connection.close()
-        return None
+                found = connection
+            else:
+                connection.close()
+        if kept is not None and not kept:
+            del self._idle[destination.pool_key]
+        return found
 
     async def open(
         self, destination: Destination, addresses: Iterable[Address]
@@ -264,6 +288,22 @@ class ReceiverConnections:
         self._idle.setdefault(destination.pool_key, []).append(connection)
         if sum(len(kept) for kept in self._idle.values()) > self._limit:
             self._close_oldest()
+        if connection.idle_since >= self._next_sweep:
+            self._sweep(connection.idle_since)
+
+    def _sweep(self, moment: float) -> None:
+        """Close what sat idle too long, also where nothing is sent any more."""
+        self._next_sweep = moment + SWEEP_SECONDS
+        fresh_since = moment - KEEPALIVE_SECONDS
+        for key, kept in list(self._idle.items()):
+            fresh = [c for c in kept if c.reusable and c.idle_since >= fresh_since]
+            for connection in kept:
+                if connection not in fresh:
+                    connection.close()
+            if fresh:
+                self._idle[key] = fresh
+            else:
+                del self._idle[key]
 
     def _close_oldest(self) -> None:
         key, kept = min(self._idle.items(), key=lambda item: _oldest(item[1]))

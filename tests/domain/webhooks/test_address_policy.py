@@ -60,6 +60,9 @@ REFUSED_ALWAYS = {
     "nat64-metadata": "http://[64:ff9b::169.254.169.254]/",
     "6to4-metadata": "http://[2002:a9fe:a9fe::1]/",
     "aws-ipv6-metadata": "http://[fd00:ec2::254]/",
+    # A zone id makes the address compare unequal to the listed one; the kernel ignores it.
+    "aws-ipv6-metadata-with-zone": "http://[fd00:ec2::254%251]/",
+    "loopback-with-zone": "http://[::1%25lo]/",
     "ipv6-link-local": "https://[fe80::1]/",
     "multicast": "https://224.0.0.1/",
     "ipv6-multicast": "https://[ff02::1]/",

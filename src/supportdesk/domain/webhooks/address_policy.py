@@ -95,6 +95,10 @@ def check_address(address: Address, allow_private: bool) -> None:
     An IPv6 address that carries an IPv4 one (mapped, 6to4, NAT64, Teredo) is judged by that
     IPv4 address too, since that is where the packets end up.
     """
+    if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+        # A zone id is ignored by the kernel for any but a link-local address (never allowed),
+        # yet it makes the address compare unequal to the ones listed here.
+        raise UnsafeUrl("the URL's host has an IPv6 zone id, which is never allowed")
     for judged in _addresses_behind(address):
         never = _never_allowed(judged)
         if never:
