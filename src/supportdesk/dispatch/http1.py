@@ -9,11 +9,12 @@ standard library's `ssl` over the event loop's transports. What is ours is the r
 head, made of the URL as saved (checked: no spaces or control characters) and our own
 headers, and the pool of idle connections.
 
-What a receiver may answer: any status (1xx are skipped), a body of any framing (length,
-chunked, or until the connection closes), `Connection: close`. Only the status and
-`Retry-After` are kept; a body past MAX_ANSWER_BYTES is not read: the status stands, and
-the connection is closed instead of reused. Anything else (not HTTP, a closed connection
-before the status) fails the attempt, and the connection is never reused.
+What a receiver may answer: any status (up to MAX_INTERIM_ANSWERS 1xx are skipped), a body
+of any framing (length, chunked, or until the connection closes), `Connection: close`. Only
+the status and `Retry-After` are kept; a body past MAX_ANSWER_BYTES is not read: the status
+stands, and the connection is closed instead of reused. Anything else (not HTTP, a head
+longer than MAX_HEAD_BYTES, a connection closed before the head is complete) fails the
+attempt, and the connection is never reused.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def request_bytes(destination: Destination, headers: Mapping[str, str], body: by
     lines = []
     for name, value in headers.items():
         if "\r" in value or "\n" in value or "\r" in name or "\n" in name or ":" in name:
-            raise ValueError("a header cannot hold a line break")
+            raise ValueError("a header holds a line break, or its name a colon")
         lines.append(f"{name}: {value}\r\n")
     lines.append(f"Content-Length: {len(body)}\r\n\r\n")
     return destination.head + "".join(lines).encode("latin-1") + body
