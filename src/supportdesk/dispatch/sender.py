@@ -4,7 +4,7 @@ One pool of kept-alive connections per dispatcher (http1.py), so connections to 
 are reused between deliveries. Redirects are never followed (a 3xx is a failure: following
 one would send the body, and the server's own reach, wherever the receiver points). The
 whole attempt, connecting and the answer included, is bounded by
-SUPPORTDESK_WEBHOOK_TIMEOUT_SECONDS; at most PER_RECEIVER attempts to one host run at once,
+SUPPORTDESK_WEBHOOK_TIMEOUT_SECONDS; at most PER_RECEIVER attempts to one receiver run at once,
 and an attempt waiting for one of those places is not yet on the clock; one that cannot have
 its place by its `start_by` is not sent at all (its lease would run out before its answer,
 and another dispatcher could send it too).
@@ -118,9 +118,10 @@ class Sender:
         return Reply(status, _failure(status), _elapsed_ms(started), retry_after)
 
     def _destination(self, url: str) -> Destination:
-        # The URL's shape and an IP literal are checked by this process's policy, which
-        # does not change while it runs: once per URL. A refused URL is not kept, and is
-        # refused again at each attempt.
+        # The URL's shape is checked by this process's policy, which does not change while
+        # it runs: once per URL (a refused URL is not kept, and is refused again at each
+        # attempt). Its host's addresses, an IP literal's included, are checked at every
+        # new connection (_exchange).
         destination = self._destinations.get(url)
         if destination is None:
             shape = check_url_shape(url, self._allow_private)
