@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import ssl
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, TypeVar
 
 import pytest
 import trustme
@@ -16,6 +17,7 @@ from supportdesk.dispatch import http1
 from supportdesk.dispatch.sender import Reply, Sender
 from tests.dispatch.raw_receiver import Raw, RawReceiver, answer
 
+T = TypeVar("T")
 MESSAGE = ({"content-type": "application/json", "webhook-id": "evt_1"}, b'{"a":1}')
 
 
@@ -40,28 +42,35 @@ def raw() -> Iterator[RawReceiver]:
 
 
 def posts(
-    url: str,
+    url: str | list[str],
     count: int = 1,
     *,
     timeout: float = 2.0,
     tls: ssl.SSLContext | None = None,
 ) -> list[Reply]:
-    """`count` attempts one after the other through one sender (so one pool)."""
+    """`count` attempts (or one to each of several URLs) one after the other through one
+    sender (so one pool)."""
+    urls = [url] * count if isinstance(url, str) else url
 
     async def attempts() -> list[Reply]:
         sender = Sender(timeout, True, 4, tls)
         try:
             replies = []
-            for _ in range(count):
-                reply = await sender.post(url, lambda: MESSAGE)
+            for each in urls:
+                reply = await sender.post(each, lambda: MESSAGE)
                 assert reply is not None
                 replies.append(reply)
             return replies
         finally:
             await sender.aclose()
 
+    return run(attempts())
+
+
+def run(attempts: Coroutine[Any, Any, T]) -> T:
+    """The attempts on this case's event loop (asyncio's or uvloop's)."""
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        return runner.run(attempts())
+        return runner.run(attempts)
 
 
 def test_the_request_is_a_post_of_the_url_as_saved_with_our_headers(raw: RawReceiver) -> None:
@@ -194,20 +203,11 @@ def test_endless_interim_answers_fail(raw: RawReceiver) -> None:
 
 
 def test_one_receiver_is_one_pool_however_its_name_is_written(raw: RawReceiver) -> None:
-    async def attempts() -> list[Reply | None]:
-        sender = Sender(2.0, True, 4)
-        try:
-            return [
-                await sender.post(raw.url(host=host), lambda: MESSAGE)
-                for host in ("localhost", "LOCALHOST", "LocalHost")
-            ]
-        finally:
-            await sender.aclose()
+    spellings = ("localhost", "LOCALHOST", "LocalHost")
 
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
-        replies = runner.run(attempts())
+    replies = posts([raw.url(host=host) for host in spellings])
 
-    assert [reply.status if reply else None for reply in replies] == [204, 204, 204]
+    assert [reply.status for reply in replies] == [204, 204, 204]
     assert raw.connections == 1
 
 
@@ -230,8 +230,7 @@ def test_idle_connections_are_closed_also_where_nothing_more_is_sent(
             await sender.aclose()
 
     try:
-        with asyncio.Runner(loop_factory=loop_factory) as runner:
-            runner.run(attempts())
+        run(attempts())
     finally:
         other.close()
 
