@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +23,14 @@ class UTCDateTime(TypeDecorator[datetime]):
         value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        # On SQLite the value becomes the text SQLAlchemy's DateTime writes, in one step
+        # instead of two: a write binds several (a delivery's row three), each 2.5 µs the
+        # long way. tests/db/test_types.py holds it to SQLAlchemy's own text.
+        if dialect.name == "sqlite":
+            return sqlite_text
+        return super().bind_processor(dialect)
+
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
@@ -29,3 +38,10 @@ class UTCDateTime(TypeDecorator[datetime]):
             value = datetime.fromisoformat(value)
         moment: datetime = value
         return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def sqlite_text(value: datetime | None) -> str | None:
+    """The UTC moment as SQLAlchemy's SQLite DateTime stores it: "2026-01-02 03:04:05.000006"."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat(" ", "microseconds")[:26]
