@@ -303,7 +303,6 @@ async def _queue_deliveries(
             "endpoint_id": endpoint_id,
             "event_id": event.id,
             "event_type": event.type,
-            "payload": None,
             "status": "pending",
             "attempts": 0,
             "next_attempt_at": leased_until or moment,
