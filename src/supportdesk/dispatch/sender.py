@@ -109,8 +109,8 @@ class Sender:
                 started = time.monotonic()
                 headers, body = message()
                 request = request_bytes(destination, headers, body)
-                async with asyncio.timeout(self._timeout):
-                    status, retry_after = await self._exchange(destination, request)
+                deadline = asyncio.get_running_loop().time() + self._timeout
+                status, retry_after = await self._exchange(destination, request, deadline)
             finally:
                 place.release()
         except Exception as error:  # every failure is a failed attempt, explained
@@ -147,26 +147,36 @@ class Sender:
             bound = self._receivers[key] = asyncio.Semaphore(PER_RECEIVER)
         return bound
 
-    async def _exchange(self, destination: Destination, request: bytes) -> tuple[int, str | None]:
+    async def _exchange(
+        self, destination: Destination, request: bytes, deadline: float
+    ) -> tuple[int, str | None]:
+        """The answer to `request`, by `deadline` (the loop's time) or TimeoutError."""
         kept = self._connections.idle(destination)
         if kept is not None:
             try:
-                return await self._over(kept, destination, request)
+                return await self._over(kept, destination, request, deadline)
             except ReceiverClosed as closed:
                 if not closed.silent:
                     raise
                 # Closed by the receiver as it sat idle, before a byte of an answer: the
                 # request goes once more, on a new connection (webhooks are at least once).
-        # Resolved and checked now, at every new connection: no rebinding.
-        addresses = await resolve_checked(destination.host, destination.port, self._allow_private)
-        connection = await self._connections.open(destination, addresses)
-        return await self._over(connection, destination, request)
+        async with asyncio.timeout_at(deadline):
+            # Resolved and checked now, at every new connection: no rebinding.
+            addresses = await resolve_checked(
+                destination.host, destination.port, self._allow_private
+            )
+            connection = await self._connections.open(destination, addresses)
+        return await self._over(connection, destination, request, deadline)
 
     async def _over(
-        self, connection: ReceiverConnection, destination: Destination, request: bytes
+        self,
+        connection: ReceiverConnection,
+        destination: Destination,
+        request: bytes,
+        deadline: float,
     ) -> tuple[int, str | None]:
         try:
-            return await connection.exchange(request)
+            return await connection.exchange(request, deadline)
         finally:
             self._connections.give_back(destination, connection)
 
