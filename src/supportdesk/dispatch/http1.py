@@ -140,7 +140,7 @@ class ReceiverConnection(asyncio.Protocol):
         self._heard = self._interim = 0
         self._keep = False  # until the answer is complete and says keep-alive
         # One timer, not asyncio.timeout's context (a third of a POST's Python otherwise).
-        timer = loop.call_at(deadline, self._fail, TimeoutError())
+        timer = loop.call_at(deadline, self._time_out)
         try:
             self._transport.write(request)
             return await self._answer
@@ -224,6 +224,11 @@ class ReceiverConnection(asyncio.Protocol):
     def _succeed(self) -> None:
         if self._answer is not None and not self._answer.done():
             self._answer.set_result((self._status, self._retry_after))
+
+    def _time_out(self) -> None:
+        # An answer complete in the same turn stands, and its connection stays kept.
+        if self._answer is not None and not self._answer.done():
+            self._fail(TimeoutError())
 
     def _fail(self, error: BaseException) -> None:
         self.close()
