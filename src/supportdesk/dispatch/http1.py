@@ -139,7 +139,7 @@ class ReceiverConnection(asyncio.Protocol):
         self._status, self._retry_after, self._received = 0, None, 0
         self._heard = self._interim = 0
         self._keep = False  # until the answer is complete and says keep-alive
-        # One timer, not asyncio.timeout's context (a third of a POST's Python otherwise).
+        # One timer, not asyncio.timeout's context (a sixth of a POST's Python in a profile).
         timer = loop.call_at(deadline, self._time_out)
         try:
             self._transport.write(request)
