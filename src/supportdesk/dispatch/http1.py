@@ -245,6 +245,7 @@ class ReceiverConnections:
         self._limit = limit
         self._tls = tls
         self._idle: dict[tuple[str, str, int], list[ReceiverConnection]] = {}
+        self._kept = 0  # idle connections in all: counted, not summed at every give-back
         self._next_sweep = 0.0
 
     def idle(self, destination: Destination) -> ReceiverConnection | None:
@@ -254,6 +255,7 @@ class ReceiverConnections:
         found = None
         while kept and found is None:
             connection = kept.pop()  # the most recently used
+            self._kept -= 1
             if connection.reusable and connection.idle_since >= fresh_since:
                 found = connection
             else:
@@ -297,7 +299,8 @@ class ReceiverConnections:
             return
         connection.idle_since = time.monotonic()
         self._idle.setdefault(destination.pool_key, []).append(connection)
-        if sum(len(kept) for kept in self._idle.values()) > self._limit:
+        self._kept += 1
+        if self._kept > self._limit:
             self._close_oldest()
         if connection.idle_since >= self._next_sweep:
             self._sweep(connection.idle_since)
@@ -311,6 +314,7 @@ class ReceiverConnections:
             for connection in kept:
                 if connection not in fresh:
                     connection.close()
+            self._kept -= len(kept) - len(fresh)
             if fresh:
                 self._idle[key] = fresh
             else:
@@ -319,6 +323,7 @@ class ReceiverConnections:
     def _close_oldest(self) -> None:
         key, kept = min(self._idle.items(), key=lambda item: _oldest(item[1]))
         kept.pop(0).close()
+        self._kept -= 1
         if not kept:
             del self._idle[key]
 
@@ -327,6 +332,7 @@ class ReceiverConnections:
             for connection in kept:
                 connection.close()
         self._idle.clear()
+        self._kept = 0
 
 
 def _oldest(kept: list[ReceiverConnection]) -> float:
