@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 import ssl
+import struct
 import threading
 import time
 from collections import deque
@@ -17,11 +18,13 @@ WAIT_SECONDS = 10.0
 @dataclass(frozen=True)
 class Raw:
     """What to do with one request: send `data` after `delay` seconds, then close the
-    connection when `close` (else wait for the next request on it)."""
+    connection when `close` (else wait for the next request on it); `reset` closes it with
+    a reset (RST) instead of an orderly close."""
 
     data: bytes
     close: bool = False
     delay: float = 0.0
+    reset: bool = False
 
 
 def answer(status: int, headers: str = "", body: bytes = b"") -> bytes:
@@ -91,6 +94,11 @@ class RawReceiver:
                     raw = self._script.popleft() if self._script else Raw(answer(204))
                 time.sleep(raw.delay)
                 connection.sendall(raw.data)
+                if raw.reset:  # a zero linger: close() sends RST
+                    connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                    )
+                    return
                 if raw.close:
                     return
         except (OSError, ssl.SSLError):

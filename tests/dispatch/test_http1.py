@@ -106,6 +106,19 @@ def test_a_receiver_that_closes_gets_a_new_connection(raw: RawReceiver) -> None:
     assert raw.connections == 3
 
 
+def test_a_kept_connection_reset_before_any_answer_is_sent_again_on_a_new_one(
+    raw: RawReceiver,
+) -> None:
+    # What a receiver that closed a kept connection does when our request meets its closed
+    # socket first: a reset, not an orderly close. Nothing was answered: sent once more.
+    raw.script(Raw(answer(200)), Raw(b"", reset=True))
+
+    replies = posts(raw.url(), 2)
+
+    assert [reply.status for reply in replies] == [200, 204]
+    assert raw.connections == 2
+
+
 def test_a_chunked_answer_is_read_and_its_connection_kept(raw: RawReceiver) -> None:
     chunked = b"HTTP/1.1 202 Accepted\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
     raw.script(Raw(chunked))

@@ -185,8 +185,12 @@ class ReceiverConnection(asyncio.Protocol):
         self._closed = True
         if self._status:  # a body read until the connection closes, now complete
             self._succeed()
+        elif exc is None or (not self._heard and isinstance(exc, ConnectionError)):
+            # A reset before any answer is a close too: a receiver that closed a kept
+            # connection resets it when our request meets its closed socket first.
+            self._fail(ReceiverClosed(silent=not self._heard))
         else:
-            self._fail(ReceiverClosed(silent=not self._heard) if exc is None else exc)
+            self._fail(exc)
 
     # httptools' callbacks
 
