@@ -48,10 +48,10 @@ CROSS_WORKSPACE = {
     # (assigned by the writers, under SQLite's single write lock) must be unique across them.
     ("articles", "SELECT coalesce(max(articles.search_rowid)"): "numbering SQLite's full-text rows",
     ("issues", "SELECT coalesce(max(issues.search_rowid)"): "numbering SQLite's full-text rows",
-    # Retention (domain/events/retention.py) finds expired rows of every workspace by age,
+    # Retention (domain/events/retention.py) finds expired events of every workspace by age,
     # then deletes them workspace by workspace.
     ("events", "WHERE events.created_at <"): "retention finds expired events",
-    ("webhook_deliveries", "WHERE webhook_deliveries.created_at <"): "retention",
+    ("workspaces", "/* retention: every workspace */"): "retention's list of workspaces",
     # The webhook dispatcher takes due deliveries of any workspace from one queue.
     ("webhook_deliveries", "WHERE webhook_deliveries.next_attempt_at <="): "dispatch queue",
     # Migrations on SQLite rebuild a changed table by copying every row (Alembic's batch mode).

@@ -68,6 +68,12 @@ def new_id(type_name: str, at: datetime) -> str:
     return f"{PREFIXES[type_name]}_{_encode(_next_ulid(milliseconds))}"
 
 
+def first_id_at(type_name: str, at: datetime) -> str:
+    """The least id of this type made at `at` or later: every one made earlier (in an
+    earlier millisecond) sorts below it."""
+    return f"{PREFIXES[type_name]}_{_encode(int(at.timestamp() * 1000) << 80)}"
+
+
 def type_of(identifier: str) -> str | None:
     """The type an id names, or None when it is not one of ours."""
     match = _SHAPE.match(identifier)

@@ -9,39 +9,68 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 
 from supportdesk.db import Database
-from supportdesk.db.tables import events, webhook_deliveries
+from supportdesk.db.tables import events, webhook_deliveries, workspaces
+from supportdesk.domain.ids import first_id_at
 
 DEFAULT_RETENTION_DAYS = 30
 BATCH = 1_000
+# Deliveries are removed workspace by workspace, from the list of every workspace.
+_EVERY_WORKSPACE = select(workspaces.c.id).prefix_with("/* retention: every workspace */")
 
 
 async def remove_expired(db: Database, at: datetime, retention_days: int) -> int:
     """Delete events and finished deliveries older than the retention; returns how many rows
     went. A delivery still pending stays until it succeeds or fails."""
     cutoff = at - timedelta(days=retention_days)
+    return await _remove_events(db, cutoff) + await _remove_deliveries(db, cutoff)
+
+
+async def _remove_events(db: Database, cutoff: datetime) -> int:
     removed = 0
-    for table, condition in (
-        (events, events.c.created_at < cutoff),
-        (
-            webhook_deliveries,
-            (webhook_deliveries.c.created_at < cutoff) & (webhook_deliveries.c.status != "pending"),
-        ),
-    ):
+    while True:
+        async with db.transaction() as connection:
+            keys = select(events.c.workspace_id, events.c.id).where(events.c.created_at < cutoff)
+            rows = (await connection.execute(keys.limit(BATCH))).all()
+            by_workspace: dict[str, list[str]] = defaultdict(list)
+            for workspace_id, event_id in rows:
+                by_workspace[workspace_id].append(event_id)
+            # Per workspace: each delete stays on one shard of a distributed database.
+            for workspace_id, ids in by_workspace.items():
+                await connection.execute(
+                    delete(events).where(
+                        events.c.workspace_id == workspace_id, events.c.id.in_(ids)
+                    )
+                )
+        removed += len(rows)
+        if len(rows) < BATCH:
+            return removed
+
+
+async def _remove_deliveries(db: Database, cutoff: datetime) -> int:
+    """Workspace by workspace, on the primary key: a delivery's id sorts by when it was
+    made, so those made before the cutoff are the ids below `first_id_at(cutoff)` (the
+    table has no index on its age: every delivery would pay for one)."""
+    first_kept = first_id_at("WebhookDelivery", cutoff)
+    async with db.read() as connection:
+        workspace_ids = list(await connection.scalars(_EVERY_WORKSPACE))
+    removed = 0
+    for workspace_id in workspace_ids:
+        in_workspace = webhook_deliveries.c.workspace_id == workspace_id
         while True:
             async with db.transaction() as connection:
-                keys = select(table.c.workspace_id, table.c.id).where(condition).limit(BATCH)
-                rows = (await connection.execute(keys)).all()
-                by_workspace: dict[str, list[str]] = defaultdict(list)
-                for workspace_id, row_id in rows:
-                    by_workspace[workspace_id].append(row_id)
-                # Per workspace: each delete stays on one shard of a distributed database.
-                for workspace_id, ids in by_workspace.items():
+                expired = select(webhook_deliveries.c.id).where(
+                    in_workspace,
+                    webhook_deliveries.c.id < first_kept,
+                    webhook_deliveries.c.status != "pending",
+                )
+                ids = list(await connection.scalars(expired.limit(BATCH)))
+                if ids:
                     await connection.execute(
-                        delete(table).where(
-                            table.c.workspace_id == workspace_id, table.c.id.in_(ids)
+                        delete(webhook_deliveries).where(
+                            in_workspace, webhook_deliveries.c.id.in_(ids)
                         )
                     )
-            removed += len(rows)
-            if len(rows) < BATCH:
+            removed += len(ids)
+            if len(ids) < BATCH:
                 break
     return removed
