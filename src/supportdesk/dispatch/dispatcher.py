@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
@@ -32,6 +33,7 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.outbox import HandedOver
 from supportdesk.dispatch import outcomes, queue
+from supportdesk.dispatch.database_loop import DatabaseLoop
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.sender import Reply, Sender
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
@@ -84,8 +86,12 @@ class Dispatcher:
         concurrency: int = CONCURRENCY,
         poll_seconds: float = POLL_SECONDS,
         metrics: DeliveryMetrics | None = None,
+        database_loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
+        """`database_loop`: the loop `db`'s connections belong to, when this dispatcher runs
+        on another (thread.py); its database work is then run there."""
         self._db = db
+        self._on_database = DatabaseLoop(database_loop)
         self._settings = settings
         self._server_key = server_key
         self._concurrency = concurrency
@@ -94,7 +100,9 @@ class Dispatcher:
         self._box: SecretBox | None = None
         self._opened: dict[str, bytes] = {}  # sealed secret -> its bytes, for signing
         self._sender: Sender | None = None
-        self._recorder = OutcomeRecorder(db, settings.webhook_retry_schedule)
+        self._recorder = OutcomeRecorder(
+            db, settings.webhook_retry_schedule, on_database=self._on_database
+        )
         self._woken = asyncio.Event()
         self._stopping = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -102,6 +110,10 @@ class Dispatcher:
         self._in_flight: set[asyncio.Task[None]] = set()
         self._takes = False  # whether this process's commits hand their deliveries to it
         self._handed: list[HandedOver] = []
+        # What commits handed over since the loop last looked (appended from the serve
+        # loop's thread), and whether the loop was woken for it since.
+        self._inbox: deque[tuple[HandedOver, ...]] = deque()
+        self._inbox_woken = False
         self._targets = queue.Targets()
         self._due_queued = False  # a commit here queued deliveries due at once
 
@@ -126,24 +138,32 @@ class Dispatcher:
             )
 
     def wake(self, handed: Sequence[HandedOver] = ()) -> None:
-        """Called after a commit in this process that queued deliveries: those `handed`
-        over are sent now, any others are looked for in the queue now."""
+        """Called after a commit in this process that queued deliveries, on the serve
+        loop's thread: those `handed` over are sent now, any others are looked for in the
+        queue now. The loop is woken once until it looks: the commits that come while it
+        gathers cost it nothing (on a thread of its own, each wake-up is a hand-over of the
+        GIL)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
+        self._inbox.append(tuple(handed))  # a deque's append and popleft are thread-safe
+        if self._inbox_woken:
+            return
+        self._inbox_woken = True
         if _running_loop() is loop:
-            loop.call_soon(self._receive, list(handed))  # no self-pipe write: same thread
+            loop.call_soon(self._woken.set)  # no self-pipe write: same thread
         else:
-            loop.call_soon_threadsafe(self._receive, list(handed))
+            loop.call_soon_threadsafe(self._woken.set)
 
-    def _receive(self, handed: list[HandedOver]) -> None:
-        if not handed:
-            self._due_queued = True
-        elif self._takes:
-            self._handed.extend(handed)
-        else:
-            return  # leased to another dispatcher of this process
-        self._woken.set()
+    def _open_inbox(self) -> None:
+        # The flag first: a commit after it wakes the loop again, one before it is here.
+        self._inbox_woken = False
+        while self._inbox:
+            handed = self._inbox.popleft()
+            if not handed:
+                self._due_queued = True
+            elif self._takes:  # otherwise leased to another dispatcher of this process
+                self._handed.extend(handed)
 
     async def stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         """Stop taking work; attempts in flight get `grace` seconds to finish and be
@@ -184,6 +204,7 @@ class Dispatcher:
         looked = float("-inf")
         while not self._stopping:
             self._woken.clear()
+            self._open_inbox()
             known_due, self._due_queued = self._due_queued, False
             look = time.monotonic() - looked >= self._poll_seconds
             more = False
@@ -218,7 +239,7 @@ class Dispatcher:
         half_lease = timedelta(seconds=self._settings.webhook_lease_seconds / 2)
         latest = now() + half_lease
         in_time = [handed for handed in taken if handed.lease_until >= latest]
-        for due in await self._targets.load(self._db, in_time):
+        for due in await self._targets.load(self._db, in_time, self._on_database):
             self._start(due)
         return bool(self._handed)
 
@@ -230,11 +251,10 @@ class Dispatcher:
             self._due_queued = self._due_queued or known_due  # kept for a free slot
             return False  # a finishing attempt wakes the loop
         moment = now()
-        if not known_due and not await queue.any_due(self._db, moment):
+        if not known_due and not await self._on_database.run(queue.any_due(self._db, moment)):
             return False
-        batch = await queue.claim(
-            self._db, moment, free, timedelta(seconds=self._settings.webhook_lease_seconds)
-        )
+        lease = timedelta(seconds=self._settings.webhook_lease_seconds)
+        batch = await self._on_database.run(queue.claim(self._db, moment, free, lease))
         for due in batch:
             self._start(due)
         return len(batch) == free
@@ -252,11 +272,9 @@ class Dispatcher:
 
     async def _attempt(self, due: queue.Due) -> None:
         try:
-            if not due.enabled:
-                await outcomes.give_up(self._db, due, outcomes.ENDPOINT_DISABLED)
-                return
-            if due.body is None:
-                await outcomes.give_up(self._db, due, outcomes.EVENT_NOT_KEPT)
+            if not due.enabled or due.body is None:
+                reason = outcomes.ENDPOINT_DISABLED if not due.enabled else outcomes.EVENT_NOT_KEPT
+                await self._on_database.run(outcomes.give_up(self._db, due, reason))
                 return
             started = now()
             reply = await self._send(due, started)
@@ -313,7 +331,7 @@ class Dispatcher:
 
     async def _opener(self) -> Callable[[str], bytes]:
         if self._box is None:
-            self._box = await self._server_key.secret_box()
+            self._box = await self._on_database.run(self._server_key.secret_box())
             if self._box is None:
                 raise SecretBoxError("no server key is configured to open webhook secrets")
         return self._open
@@ -350,7 +368,7 @@ class Dispatcher:
     async def _measure(self, metrics: DeliveryMetrics) -> None:
         while not self._stopping:
             try:
-                metrics.waiting(*await queue.oldest_pending(self._db, now()))
+                metrics.waiting(*await self._on_database.run(queue.oldest_pending(self._db, now())))
             except Exception:
                 logger.exception("Reading the webhook queue's metrics failed.")
             await asyncio.sleep(WAITING_SECONDS)
@@ -359,7 +377,9 @@ class Dispatcher:
         while not self._stopping:
             started = time.monotonic()
             try:
-                removed = await remove_expired(self._db, now(), self._settings.event_retention_days)
+                removed = await self._on_database.run(
+                    remove_expired(self._db, now(), self._settings.event_retention_days)
+                )
                 if removed:
                     logger.info(
                         "Removed expired events and deliveries.",

@@ -18,6 +18,7 @@ import random
 from collections.abc import Sequence
 
 from supportdesk.db import Database
+from supportdesk.dispatch.database_loop import DatabaseLoop
 from supportdesk.dispatch.outcomes import (
     Attempt,
     Finished,
@@ -43,8 +44,10 @@ class OutcomeRecorder:
         schedule: Sequence[float],
         gather_seconds: float = GATHER_SECONDS,
         rng: random.Random | None = None,
+        on_database: DatabaseLoop | None = None,
     ) -> None:
         self._db = db
+        self._on_database = on_database or DatabaseLoop()
         self._schedule = schedule
         self._gather = gather_seconds
         self._rng = rng
@@ -104,8 +107,9 @@ class OutcomeRecorder:
     async def _write_once_more_on_failure(self, batch: list[Finished]) -> None:
         # A second try: PostgreSQL may end one batch of two that lock the same endpoints
         # (a deadlock, a serialization failure) and let the other through.
+        written = self._healthy_written
         try:
-            await write_outcomes(self._db, batch, self._healthy_written)
+            await self._on_database.run(write_outcomes(self._db, batch, written))
         except Exception:
             logger.warning("Writing webhook outcomes failed; trying once more.", exc_info=True)
-            await write_outcomes(self._db, batch, self._healthy_written)
+            await self._on_database.run(write_outcomes(self._db, batch, written))
