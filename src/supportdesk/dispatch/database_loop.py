@@ -20,10 +20,29 @@ class DatabaseLoop:
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop
+        self._running: set[asyncio.Task[Any]] = set()  # on `loop`: work handed to it
 
     async def run(self, work: Coroutine[Any, Any, T]) -> T:
         loop = self._loop
         if loop is None or loop is asyncio.get_running_loop():
             return await work
-        # Cancelling the wait cancels the work there too.
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
+        # Cancelling the wait cancels the work there too, without waiting for it (`settle`).
+        return await asyncio.wrap_future(
+            asyncio.run_coroutine_threadsafe(self._tracked(work), loop)
+        )
+
+    async def _tracked(self, work: Coroutine[Any, Any, T]) -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        self._running.add(task)
+        try:
+            return await work
+        finally:
+            self._running.discard(task)
+
+    async def settle(self, within: float) -> None:
+        """On the database's loop: wait up to `within` seconds until the work handed to it
+        has ended (a transaction cancelled with its waiter has rolled back), before the
+        database is closed."""
+        if self._running:
+            await asyncio.wait(set(self._running), timeout=within)

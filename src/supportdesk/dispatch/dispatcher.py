@@ -1,6 +1,8 @@
 """The webhook dispatcher: takes due deliveries, sends them, records what came of it.
 
-Every `supportdesk serve` process runs one (and `supportdesk dispatch` runs one alone).
+Every `supportdesk serve` process runs one, on a loop of its own in a thread (thread.py),
+and `supportdesk dispatch` runs one alone.
+
 It finds work two ways. A commit in this process hands it the deliveries it queued, already
 leased to it (db/outbox.py), which it sends at once without taking them from the queue:
 the first attempt leaves well within a second of the commit. Commits of other processes
@@ -86,12 +88,12 @@ class Dispatcher:
         concurrency: int = CONCURRENCY,
         poll_seconds: float = POLL_SECONDS,
         metrics: DeliveryMetrics | None = None,
-        database_loop: asyncio.AbstractEventLoop | None = None,
+        database_loop: DatabaseLoop | None = None,
     ) -> None:
-        """`database_loop`: the loop `db`'s connections belong to, when this dispatcher runs
-        on another (thread.py); its database work is then run there."""
+        """`database_loop`: where `db`'s work runs, when this dispatcher runs on a loop other
+        than the one `db`'s connections belong to (thread.py)."""
         self._db = db
-        self._on_database = DatabaseLoop(database_loop)
+        self._on_database = database_loop or DatabaseLoop()
         self._settings = settings
         self._server_key = server_key
         self._concurrency = concurrency

@@ -20,6 +20,7 @@ import threading
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.dispatch.database_loop import DatabaseLoop
 from supportdesk.dispatch.dispatcher import STOP_GRACE_SECONDS, Dispatcher
 from supportdesk.observability.metrics import DeliveryMetrics
 
@@ -43,9 +44,11 @@ class DispatcherThread:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dispatcher: Dispatcher | None = None
+        self._database_loop: DatabaseLoop | None = None
 
     async def start(self) -> None:
         serving = asyncio.get_running_loop()
+        self._database_loop = DatabaseLoop(serving)
         started: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._thread = threading.Thread(
             target=self._run, args=(serving, started), name="webhook dispatcher", daemon=True
@@ -56,20 +59,27 @@ class DispatcherThread:
     def _run(
         self, serving: asyncio.AbstractEventLoop, started: concurrent.futures.Future[None]
     ) -> None:
-        loop = type(serving)()  # uvloop's Loop and asyncio's loops take no arguments
-        asyncio.set_event_loop(loop)
+        loop: asyncio.AbstractEventLoop | None = None
         try:
+            loop = type(serving)()  # uvloop's Loop and asyncio's loops take no arguments
+            asyncio.set_event_loop(loop)
             dispatcher = Dispatcher(
                 self._db,
                 self._settings,
                 self._server_key,
                 metrics=self._metrics,
-                database_loop=serving,
+                database_loop=self._database_loop,
             )
             loop.run_until_complete(dispatcher.start())
         except BaseException as error:
+            if loop is not None:
+                loop.close()
+            if started.set_running_or_notify_cancel():
+                started.set_exception(error)
+            return
+        if not started.set_running_or_notify_cancel():  # the serve process stopped starting
+            loop.run_until_complete(dispatcher.stop())
             loop.close()
-            started.set_exception(error)
             return
         self._loop, self._dispatcher = loop, dispatcher
         started.set_result(None)
@@ -80,14 +90,18 @@ class DispatcherThread:
             loop.close()
 
     async def stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
-        """As `Dispatcher.stop`: attempts in flight get `grace` seconds; then the thread ends."""
+        """As `Dispatcher.stop`: attempts in flight get `grace` seconds; then the thread ends,
+        and the database work it handed over has ended too (the database may be closed)."""
         loop, dispatcher, thread = self._loop, self._dispatcher, self._thread
-        if loop is None or dispatcher is None or thread is None:
-            return  # never started, or stopped already
         self._loop = self._dispatcher = self._thread = None
+        if loop is None or dispatcher is None or thread is None or loop.is_closed():
+            return  # never started, stopped already, or its loop ended
         try:
             stopping = asyncio.run_coroutine_threadsafe(dispatcher.stop(grace), loop)
             await asyncio.wrap_future(stopping)
         finally:
-            loop.call_soon_threadsafe(loop.stop)
-            await asyncio.get_running_loop().run_in_executor(None, thread.join)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(loop.stop)
+            await asyncio.get_running_loop().run_in_executor(None, thread.join, grace)
+            if self._database_loop is not None:
+                await self._database_loop.settle(grace)
