@@ -4,6 +4,7 @@ tenancy check (tests/tracing/sitecustomize.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -12,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -95,6 +97,13 @@ class ServeProcess:
     @property
     def stderr(self) -> str:
         return self.stderr_path.read_text(errors="replace")
+
+    def json_lines(self) -> list[dict[str, Any]]:
+        """Its JSON log lines so far, whole lines only: a worker may be writing the last one
+        as it is read."""
+        written = self.stderr
+        written = written[: written.rfind("\n") + 1]
+        return [json.loads(line) for line in written.splitlines() if line.startswith("{")]
 
     def wait_ready(self, timeout: float = 60) -> ServeProcess:
         """Until /readyz answers 200 (fails with the server's stderr if it exits first)."""

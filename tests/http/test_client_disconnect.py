@@ -30,7 +30,7 @@ def served(tmp_path: Path) -> Iterator[tuple[ServeProcess, str]]:
 
 
 def log_lines(serve: ServeProcess) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in serve.stderr.splitlines() if line.startswith("{")]
+    return serve.json_lines()
 
 
 def access_line(serve: ServeProcess, request_id: str) -> dict[str, Any]:

@@ -154,9 +154,7 @@ def test_one_scrape_counts_every_request_of_every_worker(served: Served) -> None
     )
     latencies = found.total("supportdesk_http_request_duration_seconds_count", operation="Lookup")
     assert latencies == sent[("Lookup", "200")]
-    access = [
-        json.loads(line) for line in served.process.stderr.splitlines() if '"request"' in line
-    ]
+    access = [line for line in served.process.json_lines() if line.get("message") == "request"]
     served_by = {line["pid"] for line in access if line["path"] == "/graphql"}
     assert len(served_by) > 1, "every request went to one worker: nothing was summed"
 

@@ -90,8 +90,9 @@ def _wait_for_every_worker(process: ServeProcess) -> None:
     while len(answered_by) < WORKERS:
         assert time.monotonic() < deadline, f"not every worker answered:\n{process.stderr}"
         assert httpx.get(f"{process.base_url}/readyz", timeout=60).status_code == 200
-        lines = [json.loads(line) for line in process.stderr.splitlines() if line.startswith("{")]
-        answered_by = {line["pid"] for line in lines if line.get("path") == "/readyz"}
+        answered_by = {
+            line["pid"] for line in process.json_lines() if line.get("path") == "/readyz"
+        }
 
 
 @dataclass

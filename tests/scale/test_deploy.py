@@ -71,8 +71,7 @@ def without_options(arguments: list[str], *options: str) -> list[str]:
 
 
 def access_lines(serve: ServeProcess, path: str) -> list[dict[str, object]]:
-    lines = [json.loads(line) for line in serve.stderr.splitlines() if line.startswith("{")]
-    return [line for line in lines if line.get("path") == path]
+    return [line for line in serve.json_lines() if line.get("path") == path]
 
 
 @dataclass
