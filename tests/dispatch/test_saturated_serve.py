@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 
-import httpx
 import pytest
+from bench.servers import Server, receiver
 from bench.webhooks import create_endpoint, receiver_records
 
 from supportdesk.auth.secret_box import new_server_key
 from tests.graphql.issues.helpers import CREATE as CREATE_ISSUE
-from tests.processes import ServeProcess, command_env, free_port, run_cli
+from tests.processes import ServeProcess, command_env, run_cli
 
 LOAD_SECONDS = 5.0
 CONCURRENCY = 32
@@ -26,38 +25,13 @@ CONCURRENCY = 32
 DELIVERED_WITHIN = 2.0
 
 
-class BenchReceiver:
-    """The bench's receiver (bench/receiver.py) in a process of its own: it answers at once
-    and costs the server's cores little, so the serve process is the one that is busy."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.receiver", "--port", str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the bench receiver did not start"
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
 @pytest.fixture
-def bench_receiver() -> Iterator[BenchReceiver]:
-    receiver = BenchReceiver()
-    yield receiver
-    receiver.close()
+def bench_receiver(tmp_path: Path) -> Iterator[Server]:
+    """The bench's receiver (bench/receiver.py) in a process of its own: it answers at once
+    and costs the cores little, so the serve process is the one that is busy."""
+    started = receiver().start(tmp_path / "logs")
+    yield started
+    started.stop()
 
 
 async def _saturate(port: int, key: str, seconds: float) -> list[float]:
@@ -92,7 +66,7 @@ async def _saturate(port: int, key: str, seconds: float) -> list[float]:
 
 
 def test_a_saturated_serve_process_delivers_while_it_is_busy(
-    fresh_database: str, bench_receiver: BenchReceiver
+    fresh_database: str, bench_receiver: Server
 ) -> None:
     env = command_env(
         database_url=fresh_database,
