@@ -1,5 +1,5 @@
-"""Migration 0015 drops webhook_deliveries' index on created_at and, on SQLite, rebuilds the
-table WITHOUT ROWID; its rows, keys and other indexes stay, and downgrading puts both back."""
+"""Migration 0015 drops webhook_deliveries' index on created_at; its rows and other indexes
+stay, and downgrading puts the index back."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from alembic import command
-from sqlalchemy import insert, inspect, select, text
+from sqlalchemy import insert, inspect, select
 
 from supportdesk.db.migrate import alembic_config, upgrade
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints, workspaces
@@ -51,19 +51,12 @@ async def seed(connection: Any) -> None:
     )
 
 
-def shape(url: str) -> tuple[dict[str, tuple[str, ...]], bool]:
-    """The table's indexes (name: columns), and whether SQLite keeps it WITHOUT ROWID."""
+def indexes(url: str) -> dict[str, tuple[str, ...]]:
+    """The table's indexes: name -> columns."""
 
-    def look(connection: Any) -> tuple[dict[str, tuple[str, ...]], bool]:
-        indexes = inspect(connection).get_indexes("webhook_deliveries")
-        named = {i["name"]: tuple(i["column_names"]) for i in indexes}
-        without_rowid = False
-        if connection.dialect.name == "sqlite":
-            sql = connection.execute(
-                text("SELECT sql FROM sqlite_master WHERE name = 'webhook_deliveries'")
-            ).scalar_one()
-            without_rowid = "WITHOUT ROWID" in sql.upper()
-        return named, without_rowid
+    def look(connection: Any) -> dict[str, tuple[str, ...]]:
+        found = inspect(connection).get_indexes("webhook_deliveries")
+        return {index["name"]: tuple(index["column_names"]) for index in found}
 
     return inspected(url, look)
 
@@ -88,17 +81,15 @@ def test_up_keeps_the_rows_without_the_age_index_and_down_puts_it_back(
     url = empty_database
     upgrade(url, "0014")
     asyncio.run(with_connection(url, seed))
-    before, _ = shape(url)
+    before = indexes(url)
 
     upgrade(url, "0015")
-    after, without_rowid = shape(url)
+    after = indexes(url)
     pending_after_upgrade = due_ids(url)
     command.downgrade(alembic_config(url), "0014")
-    down, without_rowid_down = shape(url)
 
-    assert "ix_webhook_deliveries_created_at" in before
+    assert before["ix_webhook_deliveries_created_at"] == ("created_at",)
     assert after == {k: v for k, v in before.items() if k != "ix_webhook_deliveries_created_at"}
-    assert without_rowid == url.startswith("sqlite")
     assert pending_after_upgrade == ["whd_1"]
-    assert down == before and not without_rowid_down
+    assert indexes(url) == before
     assert due_ids(url) == ["whd_1"]

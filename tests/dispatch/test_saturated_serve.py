@@ -19,6 +19,8 @@ from supportdesk.auth.secret_box import new_server_key
 from tests.graphql.issues.helpers import CREATE as CREATE_ISSUE
 from tests.processes import ServeProcess, command_env, run_cli
 
+pytestmark = pytest.mark.slow
+
 LOAD_SECONDS = 5.0
 CONCURRENCY = 32
 # Issues answered this long before the load ended must have reached the receiver by then.

@@ -417,6 +417,4 @@ webhook_deliveries = Table(
         postgresql_where=text("status = 'pending'"),
         sqlite_where=text("status = 'pending'"),
     ),
-    # Rows live in the primary key's b-tree: one b-tree fewer for every insert and update.
-    sqlite_with_rowid=False,
 )

@@ -253,10 +253,10 @@ class Dispatcher:
             self._due_queued = self._due_queued or known_due  # kept for a free slot
             return False  # a finishing attempt wakes the loop
         moment = now()
-        if not known_due and not await self._on_database.run(queue.any_due(self._db, moment)):
+        if not known_due and not await self._on_database.run(queue.any_due, self._db, moment):
             return False
         lease = timedelta(seconds=self._settings.webhook_lease_seconds)
-        batch = await self._on_database.run(queue.claim(self._db, moment, free, lease))
+        batch = await self._on_database.run(queue.claim, self._db, moment, free, lease)
         for due in batch:
             self._start(due)
         return len(batch) == free
@@ -276,7 +276,7 @@ class Dispatcher:
         try:
             if not due.enabled or due.body is None:
                 reason = outcomes.ENDPOINT_DISABLED if not due.enabled else outcomes.EVENT_NOT_KEPT
-                await self._on_database.run(outcomes.give_up(self._db, due, reason))
+                await self._on_database.run(outcomes.give_up, self._db, due, reason)
                 return
             started = now()
             reply = await self._send(due, started)
@@ -333,7 +333,7 @@ class Dispatcher:
 
     async def _opener(self) -> Callable[[str], bytes]:
         if self._box is None:
-            self._box = await self._on_database.run(self._server_key.secret_box())
+            self._box = await self._on_database.run(self._server_key.secret_box)
             if self._box is None:
                 raise SecretBoxError("no server key is configured to open webhook secrets")
         return self._open
@@ -370,7 +370,7 @@ class Dispatcher:
     async def _measure(self, metrics: DeliveryMetrics) -> None:
         while not self._stopping:
             try:
-                metrics.waiting(*await self._on_database.run(queue.oldest_pending(self._db, now())))
+                metrics.waiting(*await self._on_database.run(queue.oldest_pending, self._db, now()))
             except Exception:
                 logger.exception("Reading the webhook queue's metrics failed.")
             await asyncio.sleep(WAITING_SECONDS)
@@ -380,7 +380,7 @@ class Dispatcher:
             started = time.monotonic()
             try:
                 removed = await self._on_database.run(
-                    remove_expired(self._db, now(), self._settings.event_retention_days)
+                    remove_expired, self._db, now(), self._settings.event_retention_days
                 )
                 if removed:
                     logger.info(

@@ -242,7 +242,7 @@ class Targets:
         self, db: Database, workspace_ids: list[str], on_database: DatabaseLoop
     ) -> None:
         read_at = time.monotonic()
-        rows = await on_database.run(_endpoint_rows(db, workspace_ids))
+        rows = await on_database.run(_endpoint_rows, db, workspace_ids)
         read: dict[str, tuple[int, dict[str, Target]]] = {}
         for workspace_id, generation, endpoint_id, *target in rows:
             _, endpoints = read.setdefault(workspace_id, (int(generation), {}))

@@ -109,7 +109,7 @@ class OutcomeRecorder:
         # (a deadlock, a serialization failure) and let the other through.
         written = self._healthy_written
         try:
-            await self._on_database.run(write_outcomes(self._db, batch, written))
+            await self._on_database.run(write_outcomes, self._db, batch, written)
         except Exception:
             logger.warning("Writing webhook outcomes failed; trying once more.", exc_info=True)
-            await self._on_database.run(write_outcomes(self._db, batch, written))
+            await self._on_database.run(write_outcomes, self._db, batch, written)
