@@ -13,7 +13,7 @@ PORT ?= 8000
 WORKSPACE ?= Demo
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test lint format install schema client chromium clean audit bench bench-quick bench-profile bench-instructions
+.PHONY: run test lint format install schema client chromium clean audit bench bench-quick bench-profile bench-instructions bench-compare
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -102,6 +102,11 @@ bench-profile: $(BENCH_STAMP)
 # Instructions per request under callgrind (valgrind): repeatable where timings are not.
 bench-instructions: $(BENCH_STAMP)
 	$(BIN)/python -m bench instructions $(if $(ONLY),--only $(ONLY))
+
+# A webhook delivery's cost in this checkout and in AGAINST (a commit), served side by side
+# in turns: make bench-compare AGAINST=<commit> [BACKEND=postgresql].
+bench-compare: $(BENCH_STAMP)
+	$(BIN)/python -m bench compare --against $(AGAINST) $(if $(BACKEND),--backend $(BACKEND))
 
 clean:
 	rm -rf $(VENV) $(CODEGEN_VENV) data .pytest_cache .mypy_cache .ruff_cache tools/node_modules

@@ -1,6 +1,7 @@
 """`python -m bench [--quick] [--backend sqlite|postgresql] ...`, `python -m bench profile`,
-`python -m bench split` (an endpoint's cost, process by process) and
-`python -m bench instructions [--only issue,...] [--record]`."""
+`python -m bench split` (an endpoint's cost, process by process),
+`python -m bench instructions [--only issue,...] [--record]` and
+`python -m bench compare --against REV` (a webhook delivery's cost here and in REV)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ from bench.run import Options, run
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
-        "command", nargs="?", default="run", choices=["run", "profile", "instructions", "split"]
+        "command",
+        nargs="?",
+        default="run",
+        choices=["run", "profile", "instructions", "split", "compare"],
     )
     parser.add_argument(
         "--quick", action="store_true", help="one round, fewer scenarios, no 100k workspace"
@@ -49,6 +53,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "--record",
         action="store_true",
         help="instructions: record the counts as the baseline (docs/bench/instructions.json)",
+    )
+    parser.add_argument(
+        "--against",
+        help="compare: the commit whose webhook delivery cost is measured beside this checkout's",
     )
     return parser.parse_args(argv)
 
@@ -87,6 +95,14 @@ def main(argv: list[str]) -> int:
         from bench.split import split
 
         split(options)
+        return 0
+    if args.command == "compare":
+        from bench.compare import compare
+
+        if not args.against:
+            raise SystemExit("compare needs --against REV")
+        # Six rounds of ten seconds unless told: the paired figures need a few rounds.
+        compare(replace(options, seconds=args.seconds or 10, rounds=args.rounds or 6), args.against)
         return 0
     if args.command == "profile":
         from bench.profile import profile

@@ -20,7 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from bench import report, webhooks
+from bench import compare, report, webhooks
+from bench.compare import Run
 from bench.floor import FloorApp
 from bench.load import Measurement
 from bench.run import Options, in_turn, prepare, scenarios_for, verify
@@ -406,3 +407,70 @@ def test_the_report_pairs_the_webhook_runs_by_round() -> None:
     assert "(dispatch, 100 createIssue/s for 9 s, 900 events): p50 12 ms, p95 1,200 ms" in lines
     assert "MISSES p95 < 1 s" in lines
     assert "1,800 of 1,800 succeeded" in lines
+
+
+def test_the_comparison_pairs_each_versions_runs_by_round() -> None:
+    def run(version: str, kind: str, round_: int, rps: float, cpu: float, **more: float) -> Run:
+        figures = {"main_us": cpu, "other_threads_us": 0.0, "database_us": 1000.0}
+        figures.update(more)
+        return Run(version, kind, round_, rps, cpu, switches=8.0, deliveries=1.0, **figures)
+
+    runs = [
+        run(compare.HERE, "none", 0, 400, 2500),
+        run(compare.HERE, "hook", 0, 360, 2800, other_threads_us=200, database_us=1100),
+        run(compare.HERE, "none", 1, 200, 5000),  # a slow round for both: the pairing keeps it
+        run(compare.HERE, "hook", 1, 170, 5400, other_threads_us=150, database_us=1100),
+        run(compare.HERE, "none", 2, 420, 2400),
+        run("old", "none", 0, 400, 2500),
+        run("old", "hook", 0, 300, 3100, other_threads_us=300, database_us=1200),
+    ]
+
+    found = compare.summary(runs)
+
+    assert found[compare.HERE]["ratios"] == [0.9, 0.85]  # round 2 has no pair: left out
+    assert found[compare.HERE]["ratio"] == pytest.approx(0.875)
+    assert found[compare.HERE]["cpu_us_per_delivery"] == pytest.approx(350)  # median of 300, 400
+    assert found[compare.HERE]["other_threads_us_per_delivery"] == pytest.approx(175)
+    assert found[compare.HERE]["database_us_per_delivery"] == pytest.approx(100)
+    assert found[compare.HERE]["none"]["rps"] == pytest.approx(300)
+    assert found["old"]["ratio"] == pytest.approx(0.75)
+    assert found["old"]["cpu_us_per_delivery"] == pytest.approx(600)
+    lines = compare.report_lines(found)
+    assert lines[0].startswith(
+        f"{compare.HERE}: createIssue with one endpoint vs none: throughput 0.875x"
+    )
+    assert "350 µs CPU of serve" in lines[0]
+
+
+def test_thread_times_split_the_main_thread_from_the_others() -> None:
+    stop = threading.Event()
+    spinning = threading.Thread(target=lambda: [None for _ in iter(stop.is_set, True)])
+    before = compare.thread_times([os.getpid()])
+    spinning.start()
+    time.sleep(0.3)
+    used = compare.thread_times([os.getpid()]) - before  # a thread is counted while it runs
+    stop.set()
+    spinning.join()
+
+    assert used.others > 0.05  # the spinning thread's CPU, not the main thread's
+    assert used.main < used.others
+
+
+def test_the_commit_compared_is_checked_out_apart_and_removed_after() -> None:
+    with compare.worktree("HEAD") as folder:
+        assert (folder / "src" / "supportdesk" / "__init__.py").is_file()
+        listed = subprocess.run(
+            ["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+        assert str(folder) in listed
+    assert not folder.exists()
+    listed = subprocess.run(
+        ["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert str(folder) not in listed
+
+    with (
+        pytest.raises(SystemExit, match="unknown, or its migrations differ"),
+        compare.worktree("no-such-commit"),
+    ):
+        pass
