@@ -42,7 +42,7 @@ from bench.load import Driver, LoadSettings
 from bench.run import Options, prepare
 from bench.scenarios import WITH_ENDPOINT, webhook_cost
 from bench.seed import QUICK
-from bench.servers import ROOT, TICKS, Server, ours, receiver
+from bench.servers import ROOT, TICKS, Server, ours, receiver, stat_fields
 
 MIGRATIONS = "src/supportdesk/db/migrations"
 HERE = "this checkout"  # uncommitted changes included
@@ -77,12 +77,13 @@ def thread_times(pids: Sequence[int]) -> ThreadTimes:
     voluntary = involuntary = 0
     for pid in pids:
         for task in Path(f"/proc/{pid}/task").glob("*"):
+            fields = stat_fields(task / "stat")
             try:
-                stat = (task / "stat").read_text()
                 status = (task / "status").read_text()
             except OSError:
                 continue  # the thread ended meanwhile
-            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields is None:
+                continue
             used = (int(fields[11]) + int(fields[12])) / TICKS
             if task.name == str(pid):
                 main += used

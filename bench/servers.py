@@ -42,13 +42,19 @@ def free_port() -> int:
         return port
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def stat_fields(path: Path) -> list[str] | None:
+    """The fields of a /proc stat file (a process's or a thread's) after the command name,
+    or None when the process or thread has ended."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        text = path.read_text()
     except OSError:
         return None
     # The command name may hold spaces and parentheses; the fields follow the last ')'.
     return text[text.rindex(")") + 2 :].split()
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    return stat_fields(Path(f"/proc/{pid}/stat"))
 
 
 def process_tree(pid: int) -> list[int]:
