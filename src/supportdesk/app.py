@@ -13,7 +13,7 @@ from starlette.routing import Mount, Route
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.dispatch.thread import DispatcherThread
+from supportdesk.dispatch import Dispatcher
 from supportdesk.domain.webhooks.endpoints import EndpointPolicy
 from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.documents import DocumentRunner
@@ -53,12 +53,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     if request_metrics is not None:
         watch_database(database)
 
-    # Every serving process delivers webhooks unless told not to (CONTRACT section 11), from
-    # a thread of its own: a loop busy with requests would starve the attempts.
+    # Every serving process delivers webhooks unless told not to (CONTRACT section 11).
     dispatcher = (
-        DispatcherThread(
-            database, settings, server_key, metrics=DeliveryMetrics() if measured else None
-        )
+        Dispatcher(database, settings, server_key, metrics=DeliveryMetrics() if measured else None)
         if settings.webhook_dispatch
         else None
     )

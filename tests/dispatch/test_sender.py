@@ -105,7 +105,7 @@ def test_one_receiver_gets_at_most_four_attempts_at_once(receiver: Receiver) -> 
     receiver.answer(*[Answer(200, delay=0.4)] * 8)
 
     async def eight() -> list[Reply | None]:
-        sender = Sender(5.0, True, 32)
+        sender = Sender(5.0, True, 32, per_receiver=4)
         try:
             made: list[float] = []
 
@@ -135,7 +135,7 @@ def test_an_attempt_without_a_place_by_its_start_by_is_not_sent(receiver: Receiv
     receiver.answer(*[Answer(200, delay=0.5)] * 4)
 
     async def four_then_one() -> tuple[list[Reply | None], Reply | None, float]:
-        sender = Sender(5.0, True, 32)
+        sender = Sender(5.0, True, 32, per_receiver=4)
         try:
             slow = [asyncio.create_task(sender.post(receiver.url, message)) for _ in range(4)]
             await asyncio.sleep(0.05)  # the four hold every place at the receiver

@@ -1,7 +1,7 @@
 """The webhook dispatcher: takes due deliveries, sends them, records what came of it.
 
-Every `supportdesk serve` process runs one, on a loop of its own in a thread (thread.py),
-and `supportdesk dispatch` runs one alone.
+Every `supportdesk serve` process runs one on its own event loop, beside the requests, and
+`supportdesk dispatch` runs one alone.
 
 It finds work two ways. A commit in this process hands it the deliveries it queued, already
 leased to it (db/outbox.py), which it sends at once without taking them from the queue:
@@ -13,10 +13,15 @@ commits of every writing transaction of the deployment (each mutation queues del
 and SQLite has nothing like it; a poll is one indexed read.
 
 Attempts run concurrently, up to a bound, while the loop keeps taking new work, so a slow
-receiver (up to the time-out) holds one slot, not the queue. Once an hour, and at start,
-events and deliveries past retention are removed. Errors are logged and the loop goes on;
-a delivery whose attempt was cut short is due again when its lease runs out. Nothing here
-logs a secret or a URL (which may carry a receiver's token).
+receiver (up to the time-out) holds one slot, not the queue. An attempt is no task: it is
+started by a call and ends in a callback (sender.py), which records its outcome where the
+answer is read. A loop busy with requests turns some 15 to 20 times a second; an attempt
+that waited for a turn at each of its steps (its request written, its answer read, its
+place given to the next) fell ever further behind the commits that queued it.
+
+Once an hour, and at start, events and deliveries past retention are removed. Errors are
+logged and the loop goes on; a delivery whose attempt was cut short is due again when its
+lease runs out. Nothing here logs a secret or a URL (which may carry a receiver's token).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from supportdesk.auth.secret_box import SecretBox, SecretBoxError, webhook_secret_bytes
@@ -35,7 +40,6 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.outbox import HandedOver
 from supportdesk.dispatch import outcomes, queue
-from supportdesk.dispatch.database_loop import DatabaseLoop
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.sender import Reply, Sender
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
@@ -46,8 +50,9 @@ from supportdesk.observability.metrics import DeliveryMetrics
 logger = logging.getLogger("supportdesk.dispatch")
 
 # Attempts started and not finished; at most PER_RECEIVER (sender.py) of them to one host
-# at once, the rest wait there.
-CONCURRENCY = 32
+# at once, the rest wait there. A waiting attempt costs a few hundred bytes; a busy loop
+# takes new work every few turns, and must take a few turns' worth each time.
+CONCURRENCY = 256
 POLL_SECONDS = 0.25
 # After a wake-up, how long commits may gather before their deliveries are started or the
 # queue is read: under load one wake-up (or one claim, a transaction) then serves a dozen
@@ -88,12 +93,8 @@ class Dispatcher:
         concurrency: int = CONCURRENCY,
         poll_seconds: float = POLL_SECONDS,
         metrics: DeliveryMetrics | None = None,
-        database_loop: DatabaseLoop | None = None,
     ) -> None:
-        """`database_loop`: where `db`'s work runs, when this dispatcher runs on a loop other
-        than the one `db`'s connections belong to (thread.py)."""
         self._db = db
-        self._on_database = database_loop or DatabaseLoop()
         self._settings = settings
         self._server_key = server_key
         self._concurrency = concurrency
@@ -102,18 +103,20 @@ class Dispatcher:
         self._box: SecretBox | None = None
         self._opened: dict[str, bytes] = {}  # sealed secret -> its bytes, for signing
         self._sender: Sender | None = None
-        self._recorder = OutcomeRecorder(
-            db, settings.webhook_retry_schedule, on_database=self._on_database
-        )
+        self._recorder = OutcomeRecorder(db, settings.webhook_retry_schedule)
         self._woken = asyncio.Event()
         self._stopping = False
+        self._abandoned = False  # stopped waiting for attempts: what comes is not recorded
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._in_flight: set[asyncio.Task[None]] = set()
+        self._in_flight = 0
+        self._none_in_flight = asyncio.Event()
+        self._none_in_flight.set()
+        self._giving_up: set[asyncio.Task[None]] = set()
         self._takes = False  # whether this process's commits hand their deliveries to it
         self._handed: list[HandedOver] = []
-        # What commits handed over since the loop last looked (appended from the serve
-        # loop's thread), and whether the loop was woken for it since.
+        # What commits handed over since the loop last looked, and whether the loop was
+        # woken for it since.
         self._inbox: deque[tuple[HandedOver, ...]] = deque()
         self._inbox_woken = False
         self._targets = queue.Targets()
@@ -140,21 +143,19 @@ class Dispatcher:
             )
 
     def wake(self, handed: Sequence[HandedOver] = ()) -> None:
-        """Called after a commit in this process that queued deliveries, on the serve
-        loop's thread: those `handed` over are sent now, any others are looked for in the
-        queue now. The loop is woken once until it looks: the commits that come while it
-        gathers cost it nothing (on a thread of its own, each wake-up is a hand-over of the
-        GIL)."""
+        """Called after a commit in this process that queued deliveries: those `handed`
+        over are sent now, any others are looked for in the queue now. The loop is woken
+        once until it looks: the commits that come while it gathers cost it nothing."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        self._inbox.append(tuple(handed))  # a deque's append and popleft are thread-safe
+        self._inbox.append(tuple(handed))
         if self._inbox_woken:
             return
         self._inbox_woken = True
         if _running_loop() is loop:
-            loop.call_soon(self._woken.set)  # no self-pipe write: same thread
-        else:
+            self._woken.set()
+        else:  # a commit on another loop's thread (a test's, or a tool's)
             loop.call_soon_threadsafe(self._woken.set)
 
     def _open_inbox(self) -> None:
@@ -185,12 +186,12 @@ class Dispatcher:
         # The loop ends at its next turn: a claim in progress is finished and its attempts
         # started, rather than its leased deliveries left to wait out the lease.
         await asyncio.wait([deliver, *others], timeout=grace)
-        late = {task for task in (deliver, *self._in_flight) if not task.done()}
-        if late:
-            _, late = await asyncio.wait(late, timeout=grace)
-        for task in late:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._none_in_flight.wait(), grace)
+        self._abandoned = True
+        for task in (deliver, *self._giving_up):
             task.cancel()
-        await asyncio.gather(deliver, *others, *late, return_exceptions=True)
+        await asyncio.gather(deliver, *others, *self._giving_up, return_exceptions=True)
         try:  # outcomes not yet written; one left unwritten is retried after its lease
             await asyncio.wait_for(self._recorder.drain(), grace)
         except TimeoutError:
@@ -223,7 +224,7 @@ class Dispatcher:
             if not more:
                 # Every slot taken: the wake-up is a finished attempt, and what waits for
                 # its slot goes at once. Otherwise a commit's: others may gather first.
-                slot_bound = len(self._in_flight) >= self._concurrency
+                slot_bound = self._in_flight >= self._concurrency
                 with contextlib.suppress(TimeoutError):  # a poll's time without a wake-up
                     await asyncio.wait_for(self._woken.wait(), self._poll_seconds)
                     if not (self._stopping or slot_bound):
@@ -234,83 +235,60 @@ class Dispatcher:
         some are left for a free slot. One that waited for a slot past half its lease is
         left to run out (an attempt begun later could outlast it, and another dispatcher
         take it meanwhile): it is then due for any dispatcher."""
-        free = self._concurrency - len(self._in_flight)
+        free = self._concurrency - self._in_flight
         if not self._handed or free <= 0:
             return False  # a finishing attempt wakes the loop
         taken, self._handed = self._handed[:free], self._handed[free:]
         half_lease = timedelta(seconds=self._settings.webhook_lease_seconds / 2)
         latest = now() + half_lease
         in_time = [handed for handed in taken if handed.lease_until >= latest]
-        for due in await self._targets.load(self._db, in_time, self._on_database):
-            self._start(due)
+        due = await self._targets.load(self._db, in_time)
+        await self._load_box()
+        for each in due:
+            self._start(each)
         return bool(self._handed)
 
     async def _take_batch(self, known_due: bool) -> bool:
         """Start attempts for what is due; True when more may be waiting already.
         `known_due`: a commit (or a full batch) says there is work, so no look first."""
-        free = self._concurrency - len(self._in_flight)
+        free = self._concurrency - self._in_flight
         if free <= 0:
             self._due_queued = self._due_queued or known_due  # kept for a free slot
             return False  # a finishing attempt wakes the loop
         moment = now()
-        if not known_due and not await self._on_database.run(queue.any_due, self._db, moment):
+        if not known_due and not await queue.any_due(self._db, moment):
             return False
         lease = timedelta(seconds=self._settings.webhook_lease_seconds)
-        batch = await self._on_database.run(queue.claim, self._db, moment, free, lease)
+        batch = await queue.claim(self._db, moment, free, lease)
+        await self._load_box()
         for due in batch:
             self._start(due)
         return len(batch) == free
 
     def _start(self, due: queue.Due) -> None:
-        task = asyncio.create_task(self._attempt(due))
-        self._in_flight.add(task)
-        task.add_done_callback(self._finished)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        was_full = len(self._in_flight) >= self._concurrency
-        self._in_flight.discard(task)
-        if was_full:
-            self._woken.set()
-
-    async def _attempt(self, due: queue.Due) -> None:
-        try:
-            if not due.enabled or due.body is None:
-                reason = outcomes.ENDPOINT_DISABLED if not due.enabled else outcomes.EVENT_NOT_KEPT
-                await self._on_database.run(outcomes.give_up, self._db, due, reason)
-                return
-            started = now()
-            reply = await self._send(due, started)
-            if reply is None:
-                # Its receiver's places stayed taken (slow answers): nothing was sent, and
-                # the delivery is due for any dispatcher when its lease runs out.
-                logger.info(
-                    "A webhook attempt waited too long for its receiver; left to its lease.",
-                    extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
-                )
-                return
-            status = self._recorder.record(outcomes.Attempt(due, reply, started))
-            if self._metrics is not None:
-                self._metrics.attempted(_outcome_name(reply, status))
-            self._log(due, reply, status)
-        except Exception:
-            logger.exception(
-                "A webhook attempt failed unexpectedly; it is retried when its lease runs out.",
-                extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
-            )
-
-    async def _send(self, due: queue.Due, moment: datetime) -> Reply | None:
-        assert self._sender is not None and due.body is not None
+        self._in_flight += 1
+        self._none_in_flight.clear()
+        if not due.enabled or due.body is None:
+            reason = outcomes.ENDPOINT_DISABLED if not due.enabled else outcomes.EVENT_NOT_KEPT
+            giving_up = asyncio.create_task(self._give_up(due, reason))
+            self._giving_up.add(giving_up)
+            giving_up.add_done_callback(self._giving_up.discard)
+            return
+        assert self._sender is not None
+        started = now()
         try:
             keys = signing_keys(
-                await self._opener(),
+                self._open,
                 due.secret_sealed,
                 due.previous_secret_sealed,
                 due.previous_secret_expires_at,
-                moment,
+                started,
             )
         except SecretBoxError:
             # Not the receiver's fault, but nothing unsigned ever leaves: retried later.
-            return Reply(None, "the signing secret could not be opened (server key)", 0)
+            failed = Reply(None, "the signing secret could not be opened (server key)", 0)
+            self._replied(due, started, failed)
+            return
         event, event_id = due.body, due.event_id
 
         def signed() -> tuple[dict[str, str], bytes]:
@@ -318,8 +296,57 @@ class Dispatcher:
             body = body_bytes(event)
             return signed_headers(event_id, int(time.time()), body, keys), body
 
-        start_by = time.monotonic() + self._start_within(due, moment)
-        return await self._sender.post(due.url, signed, start_by)
+        def replied(reply: Reply | None) -> None:
+            self._replied(due, started, reply)
+
+        start_by = time.monotonic() + self._start_within(due, started)
+        self._sender.send(due.url, signed, replied, start_by)
+
+    def _replied(self, due: queue.Due, started: datetime, reply: Reply | None) -> None:
+        """An attempt's end, where its answer was read: its outcome is recorded (written
+        with others shortly, recorder.py) and its slot is free."""
+        if self._abandoned:
+            return  # retried when its lease runs out
+        try:
+            if reply is None:
+                # Its receiver's places stayed taken (slow answers): nothing was sent, and
+                # the delivery is due for any dispatcher when its lease runs out.
+                logger.info(
+                    "A webhook attempt waited too long for its receiver; left to its lease.",
+                    extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
+                )
+            else:
+                status = self._recorder.record(outcomes.Attempt(due, reply, started))
+                if self._metrics is not None:
+                    self._metrics.attempted(_outcome_name(reply, status))
+                self._log(due, reply, status)
+        except Exception:
+            logger.exception(
+                "A webhook attempt failed unexpectedly; it is retried when its lease runs out.",
+                extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
+            )
+        finally:
+            self._finished()
+
+    async def _give_up(self, due: queue.Due, reason: str) -> None:
+        try:
+            await outcomes.give_up(self._db, due, reason)
+        except Exception:
+            logger.exception(
+                "Recording a webhook delivery that cannot be sent failed; tried again later.",
+                extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
+            )
+        finally:
+            if not self._abandoned:
+                self._finished()
+
+    def _finished(self) -> None:
+        was_full = self._in_flight >= self._concurrency
+        self._in_flight -= 1
+        if was_full:
+            self._woken.set()
+        if not self._in_flight:
+            self._none_in_flight.set()
 
     def _start_within(self, due: queue.Due, moment: datetime) -> float:
         """Seconds this attempt may wait for its place at the receiver. Another dispatcher
@@ -331,19 +358,18 @@ class Dispatcher:
         room = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
         return room if room > 0 else lease_left / 2
 
-    async def _opener(self) -> Callable[[str], bytes]:
+    async def _load_box(self) -> None:
+        # Until a server key is there (PostgreSQL without one), every batch looks again.
         if self._box is None:
-            self._box = await self._on_database.run(self._server_key.secret_box)
-            if self._box is None:
-                raise SecretBoxError("no server key is configured to open webhook secrets")
-        return self._open
+            self._box = await self._server_key.secret_box()
 
     def _open(self, sealed: str) -> bytes:
         # Opening costs a decryption; an endpoint's sealed secret changes only by rotation,
         # which seals a new one, so what was opened stays right.
         opened = self._opened.get(sealed)
         if opened is None:
-            assert self._box is not None
+            if self._box is None:
+                raise SecretBoxError("no server key is configured to open webhook secrets")
             if len(self._opened) >= OPENED_SECRETS_KEPT:
                 self._opened.clear()
             opened = self._opened[sealed] = webhook_secret_bytes(self._box.open(sealed))
@@ -370,7 +396,7 @@ class Dispatcher:
     async def _measure(self, metrics: DeliveryMetrics) -> None:
         while not self._stopping:
             try:
-                metrics.waiting(*await self._on_database.run(queue.oldest_pending, self._db, now()))
+                metrics.waiting(*await queue.oldest_pending(self._db, now()))
             except Exception:
                 logger.exception("Reading the webhook queue's metrics failed.")
             await asyncio.sleep(WAITING_SECONDS)
@@ -379,9 +405,7 @@ class Dispatcher:
         while not self._stopping:
             started = time.monotonic()
             try:
-                removed = await self._on_database.run(
-                    remove_expired, self._db, now(), self._settings.event_retention_days
-                )
+                removed = await remove_expired(self._db, now(), self._settings.event_retention_days)
                 if removed:
                     logger.info(
                         "Removed expired events and deliveries.",

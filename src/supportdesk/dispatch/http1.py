@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -100,13 +100,23 @@ def request_bytes(destination: Destination, headers: Mapping[str, str], body: by
     return destination.head + "".join(lines).encode("latin-1") + body
 
 
+# What a connection tells of its exchange: the answer's status and Retry-After, or why
+# there is none.
+Outcome = tuple[int, str | None] | BaseException
+Answered = Callable[["ReceiverConnection", Outcome], None]
+
+
 class ReceiverConnection(asyncio.Protocol):
-    """One connection to a receiver, carrying one exchange at a time."""
+    """One connection to a receiver, carrying one exchange at a time. No task or future:
+    the answer is told to a callback from the loop's own callbacks, so that the next
+    request can leave on this connection in the same turn of the loop."""
 
     def __init__(self) -> None:
         self._parser = httptools.HttpResponseParser(self)
         self._transport: asyncio.Transport | None = None
-        self._answer: asyncio.Future[tuple[int, str | None]] | None = None
+        self._on_answer: Answered | None = None  # while an exchange is under way
+        self._outcome: Outcome | None = None  # decided, not yet told
+        self._timer: asyncio.TimerHandle | None = None
         self._status = 0  # the answer's, once its head is complete; 0 before
         self._retry_after: str | None = None
         self._received = 0
@@ -122,34 +132,28 @@ class ReceiverConnection(asyncio.Protocol):
         return (
             self._keep
             and not self._closed
-            and self._answer is None
+            and self._on_answer is None
             and self._transport is not None
             and not self._transport.is_closing()
         )
 
-    async def exchange(self, request: bytes, deadline: float) -> tuple[int, str | None]:
-        """Send `request` and wait for the answer's status and Retry-After until `deadline`
-        (the loop's time), then TimeoutError. A failure, the time-out or a cancellation
-        closes the connection, so a late answer is never taken for the next request's."""
-        assert self._transport is not None and self._answer is None
-        if self._closed or self._transport.is_closing():  # closed before its first use
-            raise ReceiverClosed(silent=True)
+    def send(self, request: bytes, deadline: float, on_answer: Answered) -> None:
+        """Send `request`; `on_answer(self, outcome)` is called once, never within this
+        call: with the answer's status and Retry-After, or with the error (TimeoutError at
+        `deadline`, the loop's time). A failure or the time-out closes the connection, so
+        a late answer is never taken for the next request's."""
+        assert self._transport is not None and self._on_answer is None
         loop = asyncio.get_running_loop()
-        self._answer = loop.create_future()
+        self._on_answer, self._outcome = on_answer, None
         self._status, self._retry_after, self._received = 0, None, 0
         self._heard = self._interim = 0
         self._keep = False  # until the answer is complete and says keep-alive
-        # One timer, not asyncio.timeout's context (a sixth of a POST's Python in a profile).
-        timer = loop.call_at(deadline, self._time_out)
-        try:
-            self._transport.write(request)
-            return await self._answer
-        except BaseException:
-            self.close()
-            raise
-        finally:
-            timer.cancel()
-            self._answer = None
+        if self._closed or self._transport.is_closing():  # closed before this use
+            self._decide(ReceiverClosed(silent=True))
+            loop.call_soon(self._tell)
+            return
+        self._timer = loop.call_at(deadline, self._time_out)
+        self._transport.write(request)
 
     def close(self) -> None:
         self._closed = True
@@ -163,7 +167,7 @@ class ReceiverConnection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._answer is None:  # nothing was asked: a receiver out of step
+        if self._on_answer is None:  # nothing was asked: a receiver out of step
             self.close()
             return
         self._heard += len(data)
@@ -171,12 +175,14 @@ class ReceiverConnection(asyncio.Protocol):
             self._parser.feed_data(data)
         except httptools.HttpParserError as error:  # upgrades included
             self._fail(InvalidAnswer(str(error)))
-            return
         if not self._status and self._heard > MAX_HEAD_BYTES:
             self._fail(InvalidAnswer("the answer's head is too long"))
         elif self._heard > MAX_HEAD_BYTES + MAX_ANSWER_BYTES:  # chunk extensions, trailers
             self._succeed()
             self.close()
+        # Told once the parser is done with this data: what the callback does next (send
+        # the next request here) starts from a parser at rest.
+        self._tell()
 
     def eof_received(self) -> bool:
         return False  # the transport closes itself; connection_lost follows
@@ -191,11 +197,12 @@ class ReceiverConnection(asyncio.Protocol):
             self._fail(ReceiverClosed(silent=not self._heard))
         else:
             self._fail(exc)
+        self._tell()
 
     # httptools' callbacks
 
     def on_message_begin(self) -> None:
-        if self._answer is None or self._answer.done():
+        if self._outcome is not None:
             self._keep = False  # a second answer to one request: out of step
 
     def on_header(self, name: bytes, value: bytes) -> None:
@@ -220,24 +227,37 @@ class ReceiverConnection(asyncio.Protocol):
             if self._interim > MAX_INTERIM_ANSWERS:
                 self._fail(InvalidAnswer("too many interim answers"))
             return
-        if self._answer is not None and not self._answer.done():
+        if self._outcome is None:
             self._keep = self._parser.should_keep_alive()
             self._succeed()
         self._status = 0
 
     def _succeed(self) -> None:
-        if self._answer is not None and not self._answer.done():
-            self._answer.set_result((self._status, self._retry_after))
+        self._decide((self._status, self._retry_after))
 
     def _time_out(self) -> None:
-        # An answer complete in the same turn stands, and its connection stays kept.
-        if self._answer is not None and not self._answer.done():
+        self._timer = None
+        if self._outcome is None:  # an answer decided in the same turn stands
             self._fail(TimeoutError())
+            self._tell()
 
     def _fail(self, error: BaseException) -> None:
         self.close()
-        if self._answer is not None and not self._answer.done():
-            self._answer.set_exception(error)
+        self._decide(error)
+
+    def _decide(self, outcome: Outcome) -> None:
+        if self._on_answer is not None and self._outcome is None:
+            self._outcome = outcome
+
+    def _tell(self) -> None:
+        on_answer, outcome = self._on_answer, self._outcome
+        if on_answer is None or outcome is None:
+            return
+        self._on_answer = self._outcome = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        on_answer(self, outcome)
 
 
 class ReceiverConnections:

@@ -25,7 +25,6 @@ from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.outbox import HandedOver
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
-from supportdesk.dispatch.database_loop import DatabaseLoop
 from supportdesk.domain.events import Event
 from supportdesk.domain.events.log import EVENT_COLUMNS
 
@@ -203,12 +202,9 @@ class Targets:
         self._known: dict[str, tuple[int, dict[str, Target]]] = {}
         self._read_at: dict[str, float] = {}
 
-    async def load(
-        self, db: Database, handed: Sequence[HandedOver], on_database: DatabaseLoop | None = None
-    ) -> list[Due]:
+    async def load(self, db: Database, handed: Sequence[HandedOver]) -> list[Due]:
         """What the attempts of these deliveries need. One whose endpoint was deleted
-        meanwhile has nothing to do. The endpoints are read, when they must be, where
-        `on_database` runs the database's work; the rest is done here."""
+        meanwhile has nothing to do."""
         if not handed:
             return []
         oldest = time.monotonic() - self._fresh
@@ -219,7 +215,7 @@ class Targets:
             or self._read_at.get(h.workspace_id, oldest) <= oldest
         }
         if stale:
-            await self._read(db, sorted(stale), on_database or DatabaseLoop())
+            await self._read(db, sorted(stale))
         found = []
         for h in handed:
             target = self._known.get(h.workspace_id, (0, {}))[1].get(h.endpoint_id)
@@ -238,11 +234,9 @@ class Targets:
                 )
         return found
 
-    async def _read(
-        self, db: Database, workspace_ids: list[str], on_database: DatabaseLoop
-    ) -> None:
+    async def _read(self, db: Database, workspace_ids: list[str]) -> None:
         read_at = time.monotonic()
-        rows = await on_database.run(_endpoint_rows, db, workspace_ids)
+        rows = await _endpoint_rows(db, workspace_ids)
         read: dict[str, tuple[int, dict[str, Target]]] = {}
         for workspace_id, generation, endpoint_id, *target in rows:
             _, endpoints = read.setdefault(workspace_id, (int(generation), {}))

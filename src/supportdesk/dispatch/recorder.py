@@ -18,7 +18,6 @@ import random
 from collections.abc import Sequence
 
 from supportdesk.db import Database
-from supportdesk.dispatch.database_loop import DatabaseLoop
 from supportdesk.dispatch.outcomes import (
     Attempt,
     Finished,
@@ -44,10 +43,8 @@ class OutcomeRecorder:
         schedule: Sequence[float],
         gather_seconds: float = GATHER_SECONDS,
         rng: random.Random | None = None,
-        on_database: DatabaseLoop | None = None,
     ) -> None:
         self._db = db
-        self._on_database = on_database or DatabaseLoop()
         self._schedule = schedule
         self._gather = gather_seconds
         self._rng = rng
@@ -109,7 +106,7 @@ class OutcomeRecorder:
         # (a deadlock, a serialization failure) and let the other through.
         written = self._healthy_written
         try:
-            await self._on_database.run(write_outcomes, self._db, batch, written)
+            await write_outcomes(self._db, batch, written)
         except Exception:
             logger.warning("Writing webhook outcomes failed; trying once more.", exc_info=True)
-            await self._on_database.run(write_outcomes, self._db, batch, written)
+            await write_outcomes(self._db, batch, written)
