@@ -94,6 +94,59 @@ def test_one_connection_carries_consecutive_attempts(raw: RawReceiver) -> None:
     assert raw.connections == 1
 
 
+def at_once(url: str, count: int) -> list[Reply]:
+    """`count` attempts started together through a sender that gives the receiver one place:
+    each waits for the one before it."""
+
+    async def attempts() -> list[Reply]:
+        sender = Sender(2.0, True, 4, per_receiver=1)
+        try:
+            replies = await asyncio.gather(
+                *(sender.post(url, lambda: MESSAGE) for _ in range(count))
+            )
+            return [reply for reply in replies if reply is not None]
+        finally:
+            await sender.aclose()
+
+    return run(attempts())
+
+
+def test_an_attempt_waiting_for_a_place_leaves_on_the_connection_that_answered(
+    raw: RawReceiver,
+) -> None:
+    replies = at_once(raw.url(), 4)
+
+    assert [reply.status for reply in replies] == [204] * 4
+    assert raw.connections == 1
+    assert len(raw.wait_for(4)) == 4
+
+
+def test_an_attempt_waiting_for_a_place_gets_a_new_connection_when_the_answer_closed_it(
+    raw: RawReceiver,
+) -> None:
+    raw.script(
+        Raw(answer(200, "Connection: close\r\n"), close=True),
+        Raw(answer(201), close=True),  # closes without saying so
+    )
+
+    replies = at_once(raw.url(), 3)
+
+    assert [reply.status for reply in replies] == [200, 201, 204]
+    assert raw.connections == 3
+
+
+def test_an_attempt_that_followed_on_a_connection_reset_before_any_answer_is_sent_again(
+    raw: RawReceiver,
+) -> None:
+    raw.script(Raw(answer(200)), Raw(b"", reset=True))
+
+    replies = at_once(raw.url(), 2)
+
+    assert [reply.status for reply in replies] == [200, 204]
+    assert raw.connections == 2
+    assert len(raw.wait_for(3)) == 3  # the second request twice
+
+
 def test_a_receiver_that_closes_gets_a_new_connection(raw: RawReceiver) -> None:
     raw.script(
         Raw(answer(200, "Connection: close\r\n"), close=True),

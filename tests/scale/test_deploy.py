@@ -146,8 +146,8 @@ def test_new_connections_are_spread_over_the_workers(deployment: Deployment) -> 
 
 def _gone(pid: int) -> bool:
     """Exited: no such process, or a zombie of which every thread has exited. A killed
-    worker's main thread is a zombie while its other threads (the webhook dispatcher's)
-    may still be ending with its files open: a connection the kernel hands its listening
+    worker's main thread is a zombie while its other threads (a name resolver's, say) may
+    still be ending with its files open: a connection the kernel hands its listening
     socket then is reset when the last of them closes it."""
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
