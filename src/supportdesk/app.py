@@ -53,15 +53,17 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     if request_metrics is not None:
         watch_database(database)
 
-    # Every serving process delivers webhooks unless told not to (CONTRACT section 11).
-    dispatcher = (
-        Dispatcher(database, settings, server_key, metrics=DeliveryMetrics() if measured else None)
-        if settings.webhook_dispatch
-        else None
-    )
+    delivery_metrics = DeliveryMetrics() if measured else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # Every serving process delivers webhooks unless told not to (CONTRACT section 11),
+        # on its own loop: one dispatcher for each time the app starts.
+        dispatcher = (
+            Dispatcher(database, settings, server_key, metrics=delivery_metrics)
+            if settings.webhook_dispatch
+            else None
+        )
         if dispatcher is not None:
             await dispatcher.start()
         yield

@@ -190,3 +190,46 @@ def test_an_ipv6_zone_id_is_never_connected_to(receiver: Receiver) -> None:
 
     assert reply.error == "unsafe URL: the URL's host has an IPv6 zone id, which is never allowed"
     assert receiver.received == []
+
+
+def test_an_attempt_past_its_start_by_is_not_sent_even_to_a_free_place(receiver: Receiver) -> None:
+    async def late() -> Reply | None:
+        sender = Sender(5.0, True, 32)
+        try:
+            return await sender.post(receiver.url, _never_made, time.monotonic() - 0.01)
+        finally:
+            await sender.aclose()
+
+    assert asyncio.run(late()) is None
+    time.sleep(0.1)
+    assert receiver.received == []
+
+
+def test_what_waits_or_is_under_way_when_the_sender_closes_is_neither_told_nor_sent(
+    receiver: Receiver,
+) -> None:
+    receiver.answer(*[Answer(200, delay=0.3)] * 3)
+    told: list[Reply | None] = []
+
+    async def three_then_close() -> None:
+        sender = Sender(5.0, True, 32, per_receiver=1)
+        for _ in range(3):
+            sender.send(receiver.url, _message, told.append)
+        await asyncio.sleep(0.1)  # the first is at the receiver, two wait for its place
+        await sender.aclose()
+        await asyncio.sleep(0.5)  # past the first one's answer
+
+    asyncio.run(three_then_close())
+
+    assert told == []
+    assert len(receiver.wait_for(1)) == 1
+    time.sleep(0.1)
+    assert len(receiver.received) == 1
+
+
+def _message() -> tuple[dict[str, str], bytes]:
+    return {"content-type": "application/json"}, b"{}"
+
+
+def _never_made() -> tuple[dict[str, str], bytes]:
+    raise AssertionError("a message that is not sent is not made")

@@ -189,6 +189,8 @@ class Dispatcher:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._none_in_flight.wait(), grace)
         self._abandoned = True
+        if self._sender is not None:  # nothing more leaves: its outcome would not be recorded
+            self._sender.abandon()
         for task in (deliver, *self._giving_up):
             task.cancel()
         await asyncio.gather(deliver, *others, *self._giving_up, return_exceptions=True)
@@ -268,6 +270,17 @@ class Dispatcher:
     def _start(self, due: queue.Due) -> None:
         self._in_flight += 1
         self._none_in_flight.clear()
+        try:
+            self._send(due)
+        except Exception:
+            logger.exception(
+                "A webhook attempt failed unexpectedly; it is retried when its lease runs out.",
+                extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
+            )
+            self._finished()
+
+    def _send(self, due: queue.Due) -> None:
+        """Start the attempt; its end is `_replied` (or `_give_up`), unless this raises."""
         if not due.enabled or due.body is None:
             reason = outcomes.ENDPOINT_DISABLED if not due.enabled else outcomes.EVENT_NOT_KEPT
             giving_up = asyncio.create_task(self._give_up(due, reason))

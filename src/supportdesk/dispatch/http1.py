@@ -175,7 +175,7 @@ class ReceiverConnection(asyncio.Protocol):
             self._parser.feed_data(data)
         except httptools.HttpParserError as error:  # upgrades included
             self._fail(InvalidAnswer(str(error)))
-        if not self._status and self._heard > MAX_HEAD_BYTES:
+        if self._outcome is None and not self._status and self._heard > MAX_HEAD_BYTES:
             self._fail(InvalidAnswer("the answer's head is too long"))
         elif self._heard > MAX_HEAD_BYTES + MAX_ANSWER_BYTES:  # chunk extensions, trailers
             self._succeed()
@@ -237,7 +237,7 @@ class ReceiverConnection(asyncio.Protocol):
 
     def _time_out(self) -> None:
         self._timer = None
-        if self._outcome is None:  # an answer decided in the same turn stands
+        if self._on_answer is not None and self._outcome is None:  # no answer yet
             self._fail(TimeoutError())
             self._tell()
 

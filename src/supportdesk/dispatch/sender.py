@@ -19,6 +19,7 @@ checked as it is. A kept connection reaches the address checked when it was open
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import ssl
 import time
@@ -44,6 +45,8 @@ from supportdesk.domain.webhooks.address_policy import (
     check_url_shape,
     resolve_checked,
 )
+
+logger = logging.getLogger("supportdesk.dispatch")
 
 MAX_ERROR_LENGTH = 300
 # A place carries one attempt per turn of the loop (its answer is read at the next turn's
@@ -148,7 +151,10 @@ class Sender:
         try:
             destination = self._destination(url)
         except Exception as error:  # a URL this process's policy refuses
-            on_reply(Reply(None, _short(self._explain(error)), 0))
+            _tell(on_reply, Reply(None, _short(self._explain(error)), 0))
+            return
+        if start_by <= time.monotonic():  # even a free place is too late now
+            _tell(on_reply, None)
             return
         attempt = _Attempt(destination, message, start_by, on_reply)
         line = self._lines.get(destination.pool_key)
@@ -164,7 +170,12 @@ class Sender:
     async def post(self, url: str, message: Message, start_by: float = math.inf) -> Reply | None:
         """`send`, awaiting its reply."""
         replied: asyncio.Future[Reply | None] = asyncio.get_running_loop().create_future()
-        self.send(url, message, replied.set_result, start_by)
+
+        def on_reply(reply: Reply | None) -> None:
+            if not replied.done():  # its waiter may have been cancelled
+                replied.set_result(reply)
+
+        self.send(url, message, on_reply, start_by)
         return await replied
 
     def _begin(self, attempt: _Attempt, kept: ReceiverConnection | None = None) -> None:
@@ -175,7 +186,7 @@ class Sender:
             headers, body = attempt.message()
             attempt.request = request_bytes(attempt.destination, headers, body)
         except Exception as error:
-            self._replied(attempt, None, error)
+            self._replied(attempt, kept, error)  # a connection handed over goes on
             return
         attempt.deadline = asyncio.get_running_loop().time() + self._timeout
         connection = kept or self._connections.idle(attempt.destination)
@@ -232,6 +243,10 @@ class Sender:
     ) -> None:
         """Tell the attempt's outcome, and hand its place (and its connection, when it may
         carry another request) to the next attempt waiting for this receiver."""
+        if self._closed:
+            if connection is not None:
+                connection.close()
+            return
         if isinstance(outcome, BaseException):
             reply = Reply(None, _short(self._explain(outcome)), _elapsed_ms(attempt.started))
         else:
@@ -252,7 +267,7 @@ class Sender:
             if connection is not None:
                 connection.close()
             self._begin(following)
-        attempt.on_reply(reply)
+        _tell(attempt.on_reply, reply)
 
     def _next_waiting(self, line: _Line) -> _Attempt | None:
         moment = time.monotonic()
@@ -260,7 +275,7 @@ class Sender:
             attempt = line.waiting.popleft()
             if attempt.start_by > moment:
                 return attempt
-            attempt.on_reply(None)
+            _tell(attempt.on_reply, None)
         return None
 
     def _sweep_soon(self) -> None:
@@ -272,16 +287,15 @@ class Sender:
         """Tell the attempts still waiting past their start_by that they are not sent."""
         self._sweeper = None
         moment = time.monotonic()
-        still_waiting = False
+        late: list[_Attempt] = []
         for line in self._lines.values():
-            late = [attempt for attempt in line.waiting if attempt.start_by <= moment]
-            if late:
+            if any(attempt.start_by <= moment for attempt in line.waiting):
+                late.extend(a for a in line.waiting if a.start_by <= moment)
                 line.waiting = deque(a for a in line.waiting if a.start_by > moment)
-                for attempt in late:
-                    attempt.on_reply(None)
-            still_waiting = still_waiting or bool(line.waiting)
-        if still_waiting:
+        if any(line.waiting for line in self._lines.values()):
             self._sweep_soon()
+        for attempt in late:
+            _tell(attempt.on_reply, None)
 
     def _destination(self, url: str) -> Destination:
         # The URL's shape is checked by this process's policy, which does not change while
@@ -323,20 +337,35 @@ class Sender:
             return "the URL is not valid"
         return f"the request failed ({type(error).__name__})"
 
-    async def aclose(self) -> None:
-        """Close every connection; what is under way or waiting is dropped untold."""
+    def abandon(self) -> None:
+        """Send nothing more: what is under way or waiting is dropped untold, and its
+        connections closed."""
         self._closed = True
         if self._sweeper is not None:
             self._sweeper.cancel()
+            self._sweeper = None
         for line in self._lines.values():
             line.waiting.clear()
-        for opening in list(self._opening):
+        for opening in self._opening:
             opening.cancel()
-        await asyncio.gather(*self._opening, return_exceptions=True)
         for connection in list(self._busy):
             connection.close()
         self._busy.clear()
+
+    async def aclose(self) -> None:
+        """`abandon`, then close the idle connections too."""
+        self.abandon()
+        await asyncio.gather(*self._opening, return_exceptions=True)
         self._connections.close()
+
+
+def _tell(on_reply: OnReply, reply: Reply | None) -> None:
+    # What a callback raises is logged here, not let into the connection's callbacks (which
+    # may be carrying the next attempt by then).
+    try:
+        on_reply(reply)
+    except Exception:
+        logger.exception("A webhook attempt's reply could not be taken.")
 
 
 def _elapsed_ms(started: float) -> int:
