@@ -11,8 +11,8 @@ first on PYTHONPATH; the two must have the same migrations (the database is shar
 Each round runs createIssue into the workspace without an endpoint and into the one whose
 endpoint (at the bench's receiver) takes every event, on each version in turn (the order
 alternates by round). Per run: requests per second, CPU per request of the serve processes,
-split into their main threads (requests, and the database work the dispatcher hands them)
-and their other threads (the dispatcher's own loop), context switches per request, the
+split into their main threads (requests, and since 9e1852c the dispatcher too) and their
+other threads (before it, the dispatcher's own loop), context switches per request, the
 database's CPU per request (PostgreSQL), and deliveries per request at the receiver. The
 figure that matters is paired within a round: the with-endpoint run's CPU per request minus
 the run's without, that is the CPU one delivery costs, of which the median over rounds is
