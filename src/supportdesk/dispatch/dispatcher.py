@@ -74,13 +74,6 @@ WAITING_SECONDS = 15.0
 ERROR_PAUSE_SECONDS = 1.0
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
 class Dispatcher:
     """Delivers this deployment's webhooks from `start()` until `stop()`."""
 
@@ -143,9 +136,10 @@ class Dispatcher:
             )
 
     def wake(self, handed: Sequence[HandedOver] = ()) -> None:
-        """Called after a commit in this process that queued deliveries: those `handed`
-        over are sent now, any others are looked for in the queue now. The loop is woken
-        once until it looks: the commits that come while it gathers cost it nothing."""
+        """Called after a commit in this process that queued deliveries, on the loop of the
+        database's connections, which is this dispatcher's: those `handed` over are sent
+        now, any others are looked for in the queue now. The loop is woken once until it
+        looks: the commits that come while it gathers cost it nothing."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -153,10 +147,7 @@ class Dispatcher:
         if self._inbox_woken:
             return
         self._inbox_woken = True
-        if _running_loop() is loop:
-            self._woken.set()
-        else:  # a commit on another loop's thread (a test's, or a tool's)
-            loop.call_soon_threadsafe(self._woken.set)
+        self._woken.set()
 
     def _open_inbox(self) -> None:
         # The flag first: a commit after it wakes the loop again, one before it is here.
