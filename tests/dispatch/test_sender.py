@@ -14,7 +14,7 @@ def post(url: str, *, allow_private: bool = True, timeout: float = 1.0) -> Reply
     async def attempt() -> Reply:
         sender = Sender(timeout, allow_private, 4)
         try:
-            return await sender.post(url, lambda: ({"content-type": "application/json"}, b"{}"))
+            return await sender.post(url, _message)
         finally:
             await sender.aclose()
 
@@ -137,20 +137,14 @@ def test_an_attempt_without_a_place_by_its_start_by_is_not_sent(receiver: Receiv
     async def four_then_one() -> tuple[list[Reply | None], Reply | None, float]:
         sender = Sender(5.0, True, 32, per_receiver=4)
         try:
-            slow = [asyncio.create_task(sender.post(receiver.url, message)) for _ in range(4)]
+            slow = [asyncio.create_task(sender.post(receiver.url, _message)) for _ in range(4)]
             await asyncio.sleep(0.05)  # the four hold every place at the receiver
             asked = time.monotonic()
-            late = await sender.post(receiver.url, never_made, asked + 0.2)
+            late = await sender.post(receiver.url, _never_made, asked + 0.2)
             waited = time.monotonic() - asked
             return await asyncio.gather(*slow), late, waited
         finally:
             await sender.aclose()
-
-    def message() -> tuple[dict[str, str], bytes]:
-        return {"content-type": "application/json"}, b"{}"
-
-    def never_made() -> tuple[dict[str, str], bytes]:
-        raise AssertionError("a message that is not sent is not made")
 
     slow, late, waited = asyncio.run(four_then_one())
 
