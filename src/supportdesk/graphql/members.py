@@ -43,11 +43,16 @@ class CreateMemberInput:
     name: str | None = strawberry.field(
         default=None, description="Up to 200 characters; the e-mail when not given."
     )
-    role: str | None = strawberry.field(default=None, description="Required: `admin` or `agent`.")
+    role: str | None = strawberry.field(
+        default=None,
+        description="Required: `admin` or `agent`. Adding an admin needs a Full-access key "
+        "(SCOPE_ESCALATION otherwise).",
+    )
     password: str | None = strawberry.field(
         default=None,
-        description="8–1,024 characters: what an admin logs in to the settings page with. "
-        "A member without one cannot log in. Never shown again.",
+        description="8–1,024 characters: what the member logs in with. A member without one "
+        "cannot log in. Never shown again. Setting one needs a Full-access key "
+        "(SCOPE_ESCALATION otherwise).",
     )
 
 
@@ -57,7 +62,8 @@ class UpdateMemberInput:
     name: str | None = strawberry.field(default=None, description="1–200 characters.")
     role: str | None = strawberry.field(
         default=None,
-        description="`admin` or `agent`; the workspace's last admin stays one (VALIDATION_FAILED).",
+        description="`admin` or `agent`; the workspace's last admin stays one (VALIDATION_FAILED). "
+        "Changing a role to or from `admin` needs a Full-access key (SCOPE_ESCALATION).",
     )
 
 
@@ -113,6 +119,7 @@ class MemberMutations:
                 name=input.name,
                 role=input.role,
                 password=input.password,
+                key_scopes=context.principal.scopes,
             )
             return {"member": Member.of(member)}
 
@@ -132,6 +139,7 @@ class MemberMutations:
                 str(input.id),
                 name=input.name,
                 role=input.role,
+                key_scopes=context.principal.scopes,
             )
             return {"member": Member.of(member)}
 
@@ -139,14 +147,19 @@ class MemberMutations:
 
     @strawberry.mutation(
         description="Remove a member: their issues become unassigned and their settings-page "
-        "logins end. The workspace's last admin cannot go (VALIDATION_FAILED)."
+        "logins end. The workspace's last admin cannot go (VALIDATION_FAILED); removing an "
+        "admin needs a Full-access key (SCOPE_ESCALATION)."
     )
     async def remove_member(self, info: Info, id: strawberry.ID) -> RemoveMemberPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
             member = await members.remove_member(
-                context.db, context.actor, context.workspace_id, str(id)
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(id),
+                key_scopes=context.principal.scopes,
             )
             return {"member": Member.of(member)}
 

@@ -128,9 +128,9 @@ class CreateMemberInput(BaseModel):
     name: Optional[str] = None
     "Up to 200 characters; the e-mail when not given."
     role: Optional[str] = None
-    "Required: `admin` or `agent`."
+    "Required: `admin` or `agent`. Adding an admin needs a Full-access key (SCOPE_ESCALATION otherwise)."
     password: Optional[str] = None
-    "8–1,024 characters: what an admin logs in to the settings page with. A member without one cannot log in. Never shown again."
+    "8–1,024 characters: what the member logs in with. A member without one cannot log in. Never shown again. Setting one needs a Full-access key (SCOPE_ESCALATION otherwise)."
 
 
 class CreateWebhookEndpointInput(BaseModel):
@@ -289,7 +289,7 @@ class UpdateMemberInput(BaseModel):
     name: Optional[str] = None
     "1–200 characters."
     role: Optional[str] = None
-    "`admin` or `agent`; the workspace's last admin stays one (VALIDATION_FAILED)."
+    "`admin` or `agent`; the workspace's last admin stays one (VALIDATION_FAILED). Changing a role to or from `admin` needs a Full-access key (SCOPE_ESCALATION)."
 
 
 class UpdateWebhookEndpointInput(BaseModel):

@@ -5,6 +5,10 @@ A workspace keeps at least one admin. Changing a role or removing a member first
 admin row of the workspace, in id order (FOR UPDATE on PostgreSQL; SQLite's writer is
 alone), so two admins demoting each other at once cannot both succeed: the second waits,
 then finds one admin left.
+
+An admin can do everything, a Full-access key included; so a key may make an admin, promote
+or demote one, remove one, or set a password (which lets a person log in) only when it
+holds every scope itself. Agents are added and changed with `members:manage` alone.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from supportdesk.auth.scopes import SCOPES
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.locking import locked_row
@@ -30,6 +35,24 @@ from supportdesk.domain.org_admins.service import (
 from supportdesk.domain.validation import Validator
 
 MAX_NAME = 200
+
+# The scopes of the key that acts, or None for a person on the settings page or the
+# command line, who may do all an admin may.
+KeyScopes = frozenset[str] | None
+
+
+def _needs_every_scope(key_scopes: KeyScopes, what: str) -> None:
+    """Refuse (SCOPE_ESCALATION) a change that hands out an admin's power, unless the key
+    making it holds every scope already: what it grants is then no more than it has."""
+    if key_scopes is None:
+        return
+    missing = sorted(set(SCOPES) - key_scopes)
+    if missing:
+        raise DomainError(
+            ErrorCode.SCOPE_ESCALATION,
+            f"{what} needs a Full-access key: an admin can do everything. This key lacks"
+            f" {', '.join(missing)}.",
+        )
 
 
 def _role(check: Validator, role: str | None, *, required: bool) -> str | None:
@@ -78,10 +101,11 @@ async def create_member(
     name: str | None = None,
     role: str | None = None,
     password: str | None = None,
+    key_scopes: KeyScopes = None,
 ) -> Member:
     """Add a person to the workspace; an e-mail is unique per workspace, ignoring case
     (ALREADY_EXISTS). A password lets an admin log in to the settings page; an agent has
-    no use for one."""
+    no use for one. Only a Full-access key may add an admin or set a password."""
     check = Validator()
     clean_email = check.email("email", email, required=True)
     clean_name = check.text("name", name, MAX_NAME, required=False)
@@ -90,6 +114,10 @@ async def create_member(
         check_password(check, "password", password)
     check.check()
     assert clean_email is not None and clean_role is not None
+    if clean_role == ADMIN:
+        _needs_every_scope(key_scopes, "Adding an admin")
+    if password is not None:
+        _needs_every_scope(key_scopes, "Setting a password")
     password_hash = None
     if password is not None:
         password_hash = await hash_password_off_loop(password)
@@ -165,8 +193,10 @@ async def update_member(
     *,
     name: str | None = None,
     role: str | None = None,
+    key_scopes: KeyScopes = None,
 ) -> Member:
-    """Change a member's name or role; the last admin keeps the admin role."""
+    """Change a member's name or role; the last admin keeps the admin role. Only a
+    Full-access key may make someone an admin or an admin an agent."""
     check = Validator()
     clean_name = check.text("name", name, MAX_NAME, required=True) if name is not None else None
     clean_role = _role(check, role, required=False)
@@ -181,6 +211,8 @@ async def update_member(
         }
         if not changes:
             return member
+        if "role" in changes:
+            _needs_every_scope(key_scopes, "Changing an admin's role or making an admin")
         if changes.get("role", ADMIN) != ADMIN:
             _keep_an_admin(admins, member, "role")
         row = (
@@ -212,16 +244,23 @@ async def update_member(
 
 
 async def remove_member(
-    db: Database, actor: audit.Actor, workspace_id: str, member_id: str
+    db: Database,
+    actor: audit.Actor,
+    workspace_id: str,
+    member_id: str,
+    *,
+    key_scopes: KeyScopes = None,
 ) -> Member:
     """Remove a member: their settings-page sessions end with them, and the issues
     assigned to them become unassigned (their `updatedAt` moves; `member.removed` says it
-    for all of them). The last admin cannot go."""
+    for all of them). The last admin cannot go; only a Full-access key removes an admin."""
     async with db.transaction() as connection:
         # The member's row before the issues: assignIssue reads it before it locks the
         # issue, so the two never wait for each other in a circle.
         admins = await _locked_admins(connection, workspace_id)
         member = await _locked_member(connection, workspace_id, member_id)
+        if member.role == ADMIN:
+            _needs_every_scope(key_scopes, "Removing an admin")
         _keep_an_admin(admins, member, "id")
         await connection.execute(
             update(issues)
