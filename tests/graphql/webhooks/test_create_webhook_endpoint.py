@@ -71,6 +71,26 @@ def test_unsafe_urls_are_refused_by_default(api: GraphQLClient, url: str) -> Non
     assert payload["error"]["fields"] == [{"field": "url", "code": "UNSAFE_URL"}]
 
 
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://[::ffff:93.184.215.14]/hook", True),
+        ("https://[::ffff:127.0.0.1]/hook", False),
+        ("https://[::ffff:10.0.0.1]/hook", False),
+        ("https://[::ffff:169.254.169.254]/hook", False),
+    ],
+)
+def test_an_ipv4_mapped_address_is_judged_as_its_ipv4_address(
+    api: GraphQLClient, url: str, allowed: bool
+) -> None:
+    payload = create_payload(api, url=url)
+
+    if allowed:  # a public address, however it is written
+        assert payload["error"] is None, payload
+    else:
+        assert payload["error"]["fields"] == [{"field": "url", "code": "UNSAFE_URL"}]
+
+
 def test_unknown_event_types_are_named_invalid(api: GraphQLClient) -> None:
     payload = create_payload(api, eventTypes=["issue.created", "issue.exploded"])
 
