@@ -3,6 +3,7 @@ a server whose own dispatcher delivers, on each backend."""
 
 from __future__ import annotations
 
+import socket
 import statistics
 import time
 from collections import Counter
@@ -242,6 +243,23 @@ def test_a_receiver_slower_than_the_time_out_counts_as_a_failure(
     assert 1.0 + 0.27 <= again.at - slow.at < 2.5
     [delivery] = finished(api, endpoint_id)
     assert (delivery["status"], delivery["attempts"]) == ("succeeded", 2)
+
+
+def test_a_refused_connection_is_told_in_fixed_words_without_address_or_port(
+    delivering: RunningServer,
+) -> None:
+    with socket.socket() as unused:  # a port nobody listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    api = make_workspace(delivering).client()
+    endpoint_id, _ = create_endpoint(api, f"http://127.0.0.1:{port}/hook", ["contact.created"])
+
+    new_contact(api)
+
+    [delivery] = finished(api, endpoint_id)
+    assert (delivery["status"], delivery["attempts"]) == ("failed", 4)
+    assert delivery["lastResponseStatus"] is None
+    assert delivery["lastError"] == "could not connect: connection refused"
 
 
 def test_a_redirect_is_a_failure_and_is_not_followed(

@@ -20,6 +20,7 @@ attempt, and the connection is never reused.
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -50,11 +51,18 @@ class ReceiverClosed(Exception):
 
 
 class CouldNotConnect(Exception):
-    """No connection to the receiver; `reason` says why, in fixed words and the system's."""
+    """No connection to the receiver; `reason` says why, in fixed words (no address)."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def system_words(error: OSError) -> str:
+    """The system's fixed words for a network failure ("connection refused"): the text of
+    its errno, never the exception's own message, which asyncio writes with the address and
+    port it tried (a receiver's network is not the API caller's to map)."""
+    return os.strerror(error.errno).lower() if error.errno else "no reason given"
 
 
 class InvalidAnswer(Exception):
@@ -309,9 +317,11 @@ class ReceiverConnections:
                 # The receiver's certificate, not the address: another would say the same.
                 raise CouldNotConnect("the receiver's TLS certificate was not accepted") from None
             except ssl.SSLError as error:
-                raise CouldNotConnect(f"the TLS handshake failed: {error.reason}") from None
+                # OpenSSL's fixed reason (WRONG_VERSION_NUMBER, …), when it gives one.
+                reason = f": {error.reason}" if error.reason else ""
+                raise CouldNotConnect(f"the TLS handshake failed{reason}") from None
             except OSError as error:
-                reason = error.strerror or str(error) or type(error).__name__
+                reason = system_words(error)
                 continue
             return connection
         raise CouldNotConnect(f"could not connect: {reason}")

@@ -39,6 +39,7 @@ from supportdesk.dispatch.http1 import (
     ReceiverConnection,
     ReceiverConnections,
     request_bytes,
+    system_words,
 )
 from supportdesk.domain.webhooks.address_policy import (
     UnsafeUrl,
@@ -318,8 +319,8 @@ class Sender:
         return destination
 
     def _explain(self, error: BaseException) -> str:
-        # Fixed words, plus the network's own message where it helps; never the URL, which
-        # may carry a token of the receiver's.
+        # Fixed words, and the system's words for an errno; never the URL, which may carry
+        # a token of the receiver's, nor the address and port connected to.
         if isinstance(error, UnsafeUrl):
             return f"unsafe URL: {error.reason}"
         if isinstance(error, TimeoutError):
@@ -328,9 +329,10 @@ class Sender:
             return error.reason
         if isinstance(error, ReceiverClosed):
             return "the receiver closed the connection without a valid answer"
+        if isinstance(error, ssl.SSLError):  # its errno is OpenSSL's, not the system's
+            return "the TLS connection failed"
         if isinstance(error, OSError):  # e.g. reset while the request went
-            reason = error.strerror or str(error)
-            return f"the connection failed: {reason}" if reason else "the connection failed"
+            return f"the connection failed: {system_words(error)}"
         if isinstance(error, InvalidAnswer):
             return "the receiver's answer was not valid HTTP"
         if isinstance(error, ValueError):
