@@ -35,6 +35,7 @@ from supportdesk.domain.webhooks.models import (
     FAILING,
     GONE,
     endpoint_of,
+    shown_url,
 )
 
 FAILING_FOR = timedelta(days=5)
@@ -269,14 +270,14 @@ async def disable_endpoint(
     ).one()
     after = endpoint_of(row)
     snapshot = snapshots.webhook_endpoint(after)
-    changes = snapshots.changes(snapshots.webhook_endpoint(before), snapshot)
+    changes = snapshots.webhook_endpoint_changes(before, after)
     await audit.record(
         connection,
         workspace_id,
         SYSTEM_ACTOR,
         "webhook_endpoint.updated",
         ("WebhookEndpoint", endpoint_id),
-        {"url": after.url, "changes": changes},
+        {"url": shown_url(after.url), "changes": changes},
     )
     await record_events(
         connection,

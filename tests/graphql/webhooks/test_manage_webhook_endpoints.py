@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.client import GraphQLClient
@@ -47,6 +48,31 @@ def test_update_changes_what_is_given_and_records_the_changes(api: GraphQLClient
         "url": {"from": RECEIVER, "to": f"{RECEIVER}/v2"},
         "eventTypes": {"from": [], "to": ["message.created"]},
     }
+
+
+def test_events_and_audit_entries_show_the_url_with_its_query_masked(
+    api: GraphQLClient,
+) -> None:
+    masked = f"{RECEIVER}?***"
+    endpoint = new_endpoint(api, url=f"{RECEIVER}?token=first-s3cret")["webhookEndpoint"]
+    update(api, id=endpoint["id"], url=f"{RECEIVER}?token=second-s3cret")
+    listed = api.ok(LIST)["webhookEndpoints"]["edges"][0]["node"]["url"]
+    api.ok(DELETE, {"id": endpoint["id"]})
+
+    events = all_events(api, types=["webhook_endpoint.created", "webhook_endpoint.updated"])
+    events += all_events(api, types=["webhook_endpoint.deleted"])
+    audit = api.ok("{ auditEvents(first: 10) { edges { node { action data } } } }")
+    entries = [e["node"] for e in audit["auditEvents"]["edges"]]
+    entries = [e for e in entries if e["action"].startswith("webhook_endpoint.")]
+
+    # The endpoint itself, read with webhooks:manage, keeps the URL its receiver needs.
+    assert listed == f"{RECEIVER}?token=second-s3cret"
+    assert [e["data"]["webhookEndpoint"]["url"] for e in events] == [masked] * 3
+    # Only the query changed: the change is still told, both sides masked.
+    assert events[1]["data"]["changes"] == {"url": {"from": masked, "to": masked}}
+    assert len(entries) == 3 and {e["data"]["url"] for e in entries} == {masked}
+    assert entries[1]["data"]["changes"] == {"url": {"from": masked, "to": masked}}
+    assert "s3cret" not in json.dumps(events) + json.dumps(entries)
 
 
 def test_disabling_by_hand_says_manual_and_enabling_clears_it(api: GraphQLClient) -> None:

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from supportdesk.domain.clock import rfc3339
+from supportdesk.domain.webhooks.models import shown_url
 
 if TYPE_CHECKING:
     from supportdesk.domain.accounts.models import Account
@@ -146,10 +147,10 @@ def api_key(value: ApiKey, at: datetime) -> Snapshot:
 
 
 def webhook_endpoint(value: WebhookEndpoint) -> Snapshot:
-    """Never the secret: only its prefix."""
+    """Never the secret: only its prefix; the URL with its query masked (`shown_url`)."""
     return {
         "id": value.id,
-        "url": value.url,
+        "url": shown_url(value.url),
         "description": value.description,
         "eventTypes": list(value.event_types),
         "enabled": value.enabled,
@@ -159,6 +160,17 @@ def webhook_endpoint(value: WebhookEndpoint) -> Snapshot:
         "createdAt": rfc3339(value.created_at),
         "updatedAt": rfc3339(value.updated_at),
     }
+
+
+def webhook_endpoint_changes(
+    before: WebhookEndpoint, after: WebhookEndpoint
+) -> dict[str, dict[str, Any]]:
+    """The `changes` of an endpoint: a new URL is told even when only its masked query
+    moved, so that the masked forms are alike."""
+    found = changes(webhook_endpoint(before), webhook_endpoint(after))
+    if before.url != after.url:
+        found["url"] = {"from": shown_url(before.url), "to": shown_url(after.url)}
+    return found
 
 
 # Fields that move with every change and say nothing of their own.

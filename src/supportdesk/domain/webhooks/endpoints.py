@@ -41,6 +41,7 @@ from supportdesk.domain.webhooks.models import (
     SECRET_PREFIX_LENGTH,
     WebhookEndpoint,
     endpoint_of,
+    shown_url,
 )
 
 MAX_DESCRIPTION = 500
@@ -211,7 +212,7 @@ async def _record(
         actor,
         kind,
         ("WebhookEndpoint", endpoint.id),
-        {"url": endpoint.url, **({"changes": changes} if changes else {})},
+        {"url": shown_url(endpoint.url), **({"changes": changes} if changes else {})},
     )
     data: dict[str, object] = {"webhookEndpoint": snapshot}
     if changes is not None:
@@ -294,9 +295,7 @@ async def update_endpoint(
             )
         ).one()
         after = endpoint_of(row)
-        changes = snapshots.changes(
-            snapshots.webhook_endpoint(before), snapshots.webhook_endpoint(after)
-        )
+        changes = snapshots.webhook_endpoint_changes(before, after)
         await _record(connection, actor, "webhook_endpoint.updated", after, changes)
     return after
 

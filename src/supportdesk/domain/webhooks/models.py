@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
 
@@ -13,6 +14,19 @@ SECRET_PREFIX_LENGTH = 12
 MANUAL = "manual"  # disabledReason of an endpoint an admin switched off
 GONE = "gone"  # it answered 410
 FAILING = "failing"  # no success for 5 days while deliveries failed
+
+
+MASK = "***"
+
+
+def shown_url(url: str) -> str:
+    """An endpoint's URL as the records that others read show it (events, which travel to
+    every receiver of `webhook_endpoint.*`, and audit entries, read with `audit:read`):
+    its query and fragment, where receivers put their tokens, each replaced by `***`."""
+    parts = urlsplit(url)
+    return urlunsplit(
+        parts._replace(query=MASK if parts.query else "", fragment=MASK if parts.fragment else "")
+    )
 
 
 @dataclass(frozen=True, slots=True)
