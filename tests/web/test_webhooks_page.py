@@ -246,7 +246,7 @@ def test_a_person_who_is_not_an_org_admin_is_refused(workspace: WorkspaceFixture
     agent = SettingsClient(workspace.server.base_url)
     refused_login = agent.login(workspace.add_person("agent"), ADMIN_PASSWORD)
 
-    assert refused_login.status_code == 403
+    assert refused_login.status_code == 401
     assert agent.get("/settings/webhooks").headers["location"] == "/settings/login"
     assert agent.get("/settings/webhooks/new").status_code == 303
 

@@ -16,7 +16,7 @@ from supportdesk.domain.org_admins import (
     start_session,
     verify_login,
 )
-from supportdesk.web.endpoint import Page, not_an_admin, redirect
+from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.session import Session
 
 HOME = "/settings/api"
@@ -52,7 +52,10 @@ async def login(page: Page) -> Response:
         return _refused(page, email, 429, message, **{"Retry-After": str(wait)})
     async with page.db.read() as connection:
         seats = await verify_login(connection, email, password)
-    if not seats:
+    admin_seats = [seat.admin for seat in seats if seat.admin.is_admin]
+    if not admin_seats:
+        # A person who is no admin is answered, and counted, exactly as a wrong password:
+        # any other answer would tell a guesser that the password is right.
         await _count_failure(page, email, address)
         return _refused(
             page,
@@ -62,9 +65,6 @@ async def login(page: Page) -> Response:
             **{"WWW-Authenticate": 'Form realm="supportdesk settings"'},
         )
     await throttle.succeeded(email, address)
-    admin_seats = [seat.admin for seat in seats if seat.admin.is_admin]
-    if not admin_seats:
-        return not_an_admin(page, seats[0])
     await _end(page)  # a login over a login: the one before does not linger
     lifetime = timedelta(seconds=page.web.sessions.lifetime)
     session_id = await start_session(page.db, admin_seats, lifetime)
