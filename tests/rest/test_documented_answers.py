@@ -82,6 +82,12 @@ CREATE_ANSWERS: dict[str, tuple[int, Send]] = {
     "too large": (413, create({**ISSUE, "body": "x" * (1024 * 1024)})),
     "not JSON text": (415, create_raw(b"subject=x", "application/x-www-form-urlencoded")),
     "invalid": (422, create({"subject": 1})),
+    "another method": (
+        405,
+        lambda w, url: requests.put(
+            f"{url}/v1/issues", json=ISSUE, headers=bearer(w.key), timeout=30
+        ),
+    ),
 }
 
 
@@ -109,9 +115,12 @@ def test_every_answer_of_get_issue_is_documented(workspace: WorkspaceFixture) ->
         requests.get(
             f"{url}/v1/issues/{missing_id('Issue')}", headers=bearer(workspace.key), timeout=30
         ),
+        requests.delete(
+            f"{url}/v1/issues/{created['id']}", headers=bearer(workspace.key), timeout=30
+        ),
     ]
 
-    assert [a.status_code for a in answers] == [200, 401, 403, 404]
+    assert [a.status_code for a in answers] == [200, 401, 403, 404, 405]
     for response in answers:
         conforms(workspace.server, "getIssue", response)
 

@@ -35,6 +35,24 @@ def test_another_method_is_not_allowed(
     assert reply.headers["x-request-id"]
 
 
+def test_every_answer_under_v1_is_not_stored_by_caches(rest: RestClient) -> None:
+    issue_id = rest.created()["id"]
+
+    answers = {
+        "an issue": rest.get(issue_id),
+        "the document": rest.request("GET", "/v1/openapi.json"),
+        "no key": rest.with_key(None).get(issue_id),
+        "not found": rest.request("GET", "/v1/tickets"),
+        "another method": rest.request("DELETE", f"/v1/issues/{issue_id}"),
+        "created": rest.create(),
+    }
+
+    # An issue's thread is a customer's words: no proxy or browser cache keeps them.
+    assert {name: a.headers.get("cache-control") for name, a in answers.items()} == dict.fromkeys(
+        answers, "no-store"
+    )
+
+
 @pytest.mark.parametrize("path", ["/v1/tickets", "/v1/issues/", "/v1/issues/a/b", "/v1/"])
 def test_an_unknown_path_is_not_found(rest: RestClient, path: str) -> None:
     reply = rest.request("GET", path)

@@ -185,6 +185,8 @@ _HEADERS: dict[str, tuple[str, str]] = {
     "Retry-After": ("integer", "Seconds to wait before trying again."),
     "WWW-Authenticate": ("string", "Always `Bearer`."),
     "Location": ("string", "The issue's address, /v1/issues/{id}."),
+    "Allow": ("string", "The one method this path takes."),
+    "Cache-Control": ("string", "Always `no-store`: no cache keeps an answer of /v1."),
 }
 
 
@@ -247,6 +249,11 @@ def _responses() -> dict[str, Any]:
             "Retry-After",
             optional=_RATE_LIMITED,
         ),
+        "MethodNotAllowed": _error(
+            "METHOD_NOT_ALLOWED: another method than this operation's on its path (each "
+            "path takes one); `Allow` names the one it takes.",
+            "Allow",
+        ),
         "InternalError": _error(
             "INTERNAL_SERVER_ERROR: masked; `request_id` finds it in the server's log."
         ),
@@ -282,6 +289,7 @@ def _create_issue() -> dict[str, Any]:
             "400": _ref("responses", "BadRequest"),
             "401": _ref("responses", "Unauthenticated"),
             "403": _ref("responses", "Forbidden"),
+            "405": _ref("responses", "MethodNotAllowed"),
             "413": _ref("responses", "PayloadTooLarge"),
             "415": _ref("responses", "UnsupportedMediaType"),
             "422": _ref("responses", "ValidationFailed"),
@@ -309,12 +317,13 @@ def _get_issue() -> dict[str, Any]:
         "responses": {
             "200": {
                 "description": "The issue and its thread.",
-                "headers": _headers_of("X-Request-Id", *_RATE_LIMITED),
+                "headers": _headers_of("X-Request-Id", "Cache-Control", *_RATE_LIMITED),
                 "content": {"application/json": {"schema": _ref("schemas", "IssueWithMessages")}},
             },
             "401": _ref("responses", "Unauthenticated"),
             "403": _ref("responses", "Forbidden"),
             "404": _ref("responses", "NotFound"),
+            "405": _ref("responses", "MethodNotAllowed"),
             "429": _ref("responses", "RateLimited"),
             "500": _ref("responses", "InternalError"),
         },
@@ -329,7 +338,9 @@ def openapi_document() -> dict[str, Any]:
             "version": __version__,
             "description": "The older REST interface, kept so that its integrations keep "
             "working; everything else is in the GraphQL API at /graphql. Each key has the "
-            "same rate limit over both (600 requests a minute by default).",
+            "same rate limit over both (600 requests a minute by default). Each path "
+            "takes one method (another answers 405 with `Allow`), and every answer carries "
+            "`Cache-Control: no-store`.",
         },
         "paths": {
             "/v1/issues": {"post": _create_issue()},

@@ -13,10 +13,11 @@ import re
 from collections.abc import Awaitable, Callable
 
 import orjson
+from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route, Router
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
@@ -144,13 +145,31 @@ async def _no_such_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
     await response(scope, receive, send)
 
 
+class _NoStore:
+    """Every answer under /v1 says `Cache-Control: no-store`: an issue's thread holds a
+    customer's words, and no proxy or browser cache is to keep them, nor any error."""
+
+    def __init__(self, app: Router) -> None:
+        self.app = app
+        self.routes = app.routes  # as Mount reads them, for url_path_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_no_store(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("cache-control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, send_no_store)
+
+
 class _Prefix(Mount):
     """A Mount that holds every path under its prefix: Mount's own pattern stops at a
     newline (a `%0A` in the path), which would leave such a path to the plain-text 404 of
     the application instead of ours."""
 
     def __init__(self, path: str, app: Router) -> None:
-        super().__init__(path, app=app)
+        super().__init__(path, app=_NoStore(app))
         self.path_regex = re.compile(self.path_regex.pattern, re.DOTALL)
 
 
