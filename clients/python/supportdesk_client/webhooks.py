@@ -46,9 +46,24 @@ class WebhookEvent(BaseModel):
 def verify_webhook(secret: str, body: bytes | str, headers: Mapping[str, str]) -> WebhookEvent:
     """The event a delivery carries, once its signature is checked against `secret` (the
     endpoint's `whsec_…`). Pass the body exactly as received, before any JSON parsing.
-    During a secret rotation either secret verifies. Raises InvalidWebhook."""
+    During a secret rotation either secret verifies.
+
+    Raises InvalidWebhook for whatever the request holds that is not an event signed with
+    this secret (headers missing or malformed, a wrong signature, a body that is not an
+    event), and ValueError when `secret` itself is empty or not base64: that is the
+    receiver's configuration to mend, not the request's fault."""
+    webhook = _webhook(secret)
     try:
-        payload = Webhook(secret).verify(body, dict(headers))
+        payload = webhook.verify(body, dict(headers))
         return WebhookEvent.model_validate(payload)
-    except (WebhookVerificationError, ValidationError) as error:
+    # ValueError: what standardwebhooks raises for a signature header without `v1,`, a
+    # signature or body it cannot decode, and a signed body that is not JSON.
+    except (WebhookVerificationError, ValidationError, ValueError) as error:
         raise InvalidWebhook(str(error)) from error
+
+
+def _webhook(secret: str) -> Webhook:
+    try:
+        return Webhook(secret)
+    except Exception:  # empty, or not base64 (standardwebhooks' own exception types vary)
+        raise ValueError("secret must be the endpoint's whsec_… secret") from None
