@@ -3,6 +3,7 @@ a server whose own dispatcher delivers, on each backend."""
 
 from __future__ import annotations
 
+import logging
 import socket
 import statistics
 import time
@@ -31,6 +32,7 @@ from tests.dispatch.helpers import (
     eventually,
     new_contact,
 )
+from tests.dispatch.raw_receiver import Raw, RawReceiver
 from tests.dispatch.receiver import Answer, Receiver
 from tests.graphql.events.helpers import all_events
 from tests.graphql.issues.helpers import new_issue, reply, update
@@ -260,6 +262,35 @@ def test_a_refused_connection_is_told_in_fixed_words_without_address_or_port(
     assert (delivery["status"], delivery["attempts"]) == ("failed", 4)
     assert delivery["lastResponseStatus"] is None
     assert delivery["lastError"] == "could not connect: connection refused"
+
+
+SWITCHING_PROTOCOLS = (
+    b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+)
+
+
+def test_a_101_answer_is_a_failed_attempt_and_the_dispatcher_goes_on(
+    delivering: RunningServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    raw = RawReceiver()  # writes the bytes given, whatever the client expects
+    try:
+        api = make_workspace(delivering).client()
+        endpoint_id, _ = create_endpoint(api, raw.url(), ["contact.created"])
+        raw.script(*[Raw(SWITCHING_PROTOCOLS, close=True)] * 4)
+
+        new_contact(api, 1)
+        [switched] = finished(api, endpoint_id)
+        new_contact(api, 2)
+        newest, _ = finished(api, endpoint_id, 2)
+
+        assert (switched["status"], switched["attempts"]) == ("failed", 4)  # on schedule
+        assert switched["lastResponseStatus"] == 101 or "101" in switched["lastError"]
+        assert (newest["status"], newest["attempts"]) == ("succeeded", 1)
+        assert len(raw.wait_for(5)) == 5
+        troubles = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+        assert troubles == [], [r.getMessage() for r in troubles]
+    finally:
+        raw.close()
 
 
 def test_a_redirect_is_a_failure_and_is_not_followed(

@@ -198,6 +198,16 @@ def test_interim_answers_are_skipped(raw: RawReceiver) -> None:
     assert (reply.status, reply.retry_after) == (503, None)
 
 
+@pytest.mark.parametrize("upgrade", ["Upgrade: websocket\r\nConnection: Upgrade\r\n", ""])
+def test_a_101_is_the_answer_and_ends_its_connection(raw: RawReceiver, upgrade: str) -> None:
+    raw.script(Raw(f"HTTP/1.1 101 Switching Protocols\r\n{upgrade}\r\n".encode()))
+
+    replies = posts(raw.url(), 2)
+
+    assert [(reply.status, reply.error) for reply in replies] == [(101, "HTTP 101"), (204, None)]
+    assert raw.connections == 2
+
+
 def test_retry_after_is_read_from_the_answer(raw: RawReceiver) -> None:
     raw.script(Raw(answer(429, "retry-after:  120 \r\n")))
 

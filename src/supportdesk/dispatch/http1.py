@@ -9,7 +9,8 @@ standard library's `ssl` over the event loop's transports. What is ours is the r
 head, made of the URL as saved (checked: no spaces or control characters) and our own
 headers, and the pool of idle connections.
 
-What a receiver may answer: any status (up to MAX_INTERIM_ANSWERS 1xx are skipped), a body
+What a receiver may answer: any status (up to MAX_INTERIM_ANSWERS 1xx are skipped, but a
+101, which ends the exchange and closes the connection), a body
 of any framing (length, chunked, or until the connection closes), `Connection: close`. Only
 the status and `Retry-After` are kept; a body past MAX_ANSWER_BYTES is not read: the status
 stands, and the connection is closed instead of reused. Anything else (not HTTP, a head
@@ -181,8 +182,10 @@ class ReceiverConnection(asyncio.Protocol):
         self._heard += len(data)
         try:
             self._parser.feed_data(data)
-        except httptools.HttpParserError as error:  # upgrades included
+        except httptools.HttpParserError as error:
             self._fail(InvalidAnswer(str(error)))
+        except httptools.HttpParserUpgrade:  # not an HttpParserError: a 101, its answer told
+            self.close()  # what follows is another protocol
         if self._outcome is None and not self._status and self._heard > MAX_HEAD_BYTES:
             self._fail(InvalidAnswer("the answer's head is too long"))
         elif self._heard > MAX_HEAD_BYTES + MAX_ANSWER_BYTES:  # chunk extensions, trailers
@@ -219,7 +222,10 @@ class ReceiverConnection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         status = self._parser.get_status_code()
-        if status >= 200:  # 1xx are interim answers; the final one follows
+        # 1xx are interim answers and the final one follows, but for 101 Switching Protocols:
+        # the exchange ends there (the connection speaks another protocol after it), so it
+        # is the answer, a failure like any status but 2xx.
+        if status >= 200 or status == 101:
             self._status = status
 
     def on_body(self, body: bytes) -> None:
