@@ -2,8 +2,12 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-BENCH_STAMP := $(VENV)/.bench-installed
+# What serving needs (`make run`), then what developing needs on top (`make test`, `make lint`):
+# the dev extras, the Python client and the client generator's venv. Each has its own stamp,
+# so trying the server installs no test toolchain.
+SERVE_STAMP := $(VENV)/.installed-serve
+DEV_STAMP := $(VENV)/.installed-dev
+BENCH_STAMP := $(VENV)/.installed-bench
 # ariadne-codegen needs graphql-core 3.2 and the service 3.3: the generator has a venv of its own.
 CODEGEN_VENV := .venv-codegen
 CODEGEN_STAMP := $(CODEGEN_VENV)/.installed
@@ -13,31 +17,35 @@ PORT ?= 8000
 WORKSPACE ?= Demo
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test lint format install schema client chromium clean audit bench bench-quick bench-profile bench-instructions bench-compare
+.PHONY: run test lint format install schema client test-tools clean audit bench bench-quick bench-profile bench-instructions bench-compare
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+$(SERVE_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $(SERVE_STAMP)
+
 # The client is installed too (editable), and the generator's venv made: tests/client_python
-# runs both.
-$(STAMP): pyproject.toml $(CLIENT)/pyproject.toml $(CODEGEN_STAMP) | $(BIN)/python
+# runs both. The dev extras include everything serving needs.
+$(DEV_STAMP): pyproject.toml $(CLIENT)/pyproject.toml $(CODEGEN_STAMP) | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev]" -e ./$(CLIENT)
-	touch $(STAMP)
+	touch $(SERVE_STAMP) $(DEV_STAMP)
 
 $(CODEGEN_STAMP): $(CLIENT)/codegen/requirements.txt
 	$(PYTHON) -m venv $(CODEGEN_VENV)
 	$(CODEGEN_VENV)/bin/pip install --quiet -r $(CLIENT)/codegen/requirements.txt
 	touch $(CODEGEN_STAMP)
 
-install: $(STAMP)
+install: $(SERVE_STAMP)
 
-$(BENCH_STAMP): pyproject.toml | $(STAMP)
+$(BENCH_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev,bench]"
 	touch $(BENCH_STAMP)
 
 # Creates the embedded SQLite database with a demo workspace on first run, then serves.
-run: $(STAMP)
+run: $(SERVE_STAMP)
 	@if [ ! -f data/.demo-initialised ]; then \
 		$(BIN)/supportdesk init --workspace "$(WORKSPACE)" --admin-email "$(ADMIN_EMAIL)" \
 			--base-url "http://$(HOST):$(PORT)" && \
@@ -50,40 +58,43 @@ run: $(STAMP)
 	fi
 	$(BIN)/supportdesk serve --host $(HOST) --port $(PORT) --workers 1
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench $(CLIENT)
 	$(BIN)/ruff format --check src tests bench $(CLIENT)
 	$(BIN)/mypy
 
 # The committed SDL; tests/graphql/test_schema_file.py fails when it is stale.
-schema: $(STAMP)
+schema: $(SERVE_STAMP)
 	$(BIN)/python -c "from supportdesk.graphql.schema import build_schema; print(build_schema().as_str())" > schema.graphql
 
 # The Python client's generated package, from schema.graphql and clients/python/operations;
 # tests/client_python/test_generated_code.py fails when it is stale.
-client: $(STAMP)
+client: $(CODEGEN_STAMP)
 	$(CODEGEN_VENV)/bin/python $(CLIENT)/codegen/generate.py
 
-format: $(STAMP)
+format: $(DEV_STAMP)
 	$(BIN)/ruff format src tests bench $(CLIENT)
 	$(BIN)/ruff check --fix src tests bench $(CLIENT)
 
-# Browser tests drive Debian's Chromium; install it when it is missing and we may.
-chromium:
-	@if [ ! -x /usr/bin/chromium ]; then \
+# Browser tests drive Debian's Chromium and the README's tour runs with jq (and curl);
+# install what is missing when we may.
+test-tools:
+	@missing=""; \
+	for tool in chromium jq curl; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			(apt-get install -y -qq chromium >/dev/null 2>&1 || \
-			 (apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null)) || \
-			echo "chromium could not be installed; browser tests will skip (fail in CI)"; \
-		else echo "chromium is missing; browser tests will skip (fail in CI)"; fi; \
+			(apt-get install -y -qq $$missing >/dev/null 2>&1 || \
+			 (apt-get update -qq >/dev/null && apt-get install -y -qq $$missing >/dev/null)) || \
+			echo "could not install$$missing; the tests that need them skip (fail in CI)"; \
+		else echo "missing:$$missing; the tests that need them skip (fail in CI)"; fi; \
 	fi
 
-test: lint chromium
+test: lint test-tools
 	$(BIN)/pytest -q
 
 # GraphQL-over-HTTP conformance: graphql-http's audit suite (npm, into tools/node_modules)
 # against a fresh server with a Full-access key. Fails on any MUST failure or > 3 warnings.
-audit: $(STAMP)
+audit: $(SERVE_STAMP)
 	$(BIN)/python tools/audit.py
 
 # Speed, measured side by side: ours, a hand-written floor and PostGraphile, on SQLite and
