@@ -101,7 +101,7 @@ async def seed(url: str) -> None:
 
 
 async def search(db: Database, words: list[str]) -> list[str]:
-    hit = ISSUE_SEARCH.search(words)
+    hit = ISSUE_SEARCH.search(WS, words)
     statement = (
         select(issues.c.id)
         .select_from(hit.source)

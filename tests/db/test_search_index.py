@@ -26,7 +26,13 @@ from sqlalchemy import (
 
 from supportdesk.db import Database, Read
 from supportdesk.db.connection import Connection
-from supportdesk.db.search import SearchEntry, SearchField, SearchIndex, words_param
+from supportdesk.db.search import (
+    SearchEntry,
+    SearchField,
+    SearchIndex,
+    words_param,
+    workspace_param,
+)
 
 metadata = MetaData()
 notes = Table(
@@ -49,9 +55,9 @@ threads = Table(
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"
 INDEX_DDL = {
     "sqlite": [
-        "CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, content='notes', "
-        f"content_rowid='search_rowid', {TOKENIZER})",
-        f"CREATE VIRTUAL TABLE threads_fts USING fts5(subject, body, {TOKENIZER})",
+        "CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, workspace_id, "
+        f"content='notes', content_rowid='search_rowid', {TOKENIZER})",
+        f"CREATE VIRTUAL TABLE threads_fts USING fts5(subject, body, workspace_id, {TOKENIZER})",
     ],
     "postgresql": [
         "ALTER TABLE notes ADD COLUMN search_vector tsvector GENERATED ALWAYS AS ("
@@ -120,7 +126,7 @@ async def add_notes(db: Database, rows: list[tuple[str, str, str]]) -> None:
 
 async def found(db: Database, index: SearchIndex, words: list[str]) -> list[str]:
     """Ids of the rows matching every word, most relevant first, then by id."""
-    hit = index.search(words)
+    hit = index.search(WS, words)
     statement = (
         select(index.table.c.id, hit.score.label("score"))
         .select_from(hit.source)
@@ -175,7 +181,7 @@ async def add_then_fail(db: Database, answers: dict[str, list[str]]) -> None:
         row = {"workspace_id": WS, "id": "n_1", "title": "Quasar", "body": "Far"}
         await connection.execute(notes.insert(), {**row, "search_rowid": rowid})
         await NOTES.add(connection, [SearchEntry(rowid, (WS, "n_1"), ("Quasar", "Far"))])
-        hit = NOTES.search(["quasar"])
+        hit = NOTES.search(WS, ["quasar"])
         inside = select(notes.c.id).select_from(hit.source).where(hit.condition)
         answers["inside"] = list((await connection.execute(inside)).scalars())
         raise RuntimeError("roll back")
@@ -211,7 +217,7 @@ def test_the_index_follows_the_writers_transaction(empty_database: str) -> None:
     assert answers["new words"] == ["n_1"]
 
 
-_THREAD_HITS = THREADS.search(words_param("words"))
+_THREAD_HITS = THREADS.search(workspace_param("workspace"), words_param("words"))
 THREADS_BY_WORDS = Read(
     select(threads.c.id)
     .select_from(_THREAD_HITS.source)
@@ -247,21 +253,25 @@ def test_texts_handed_over_by_the_writer_one_read_on_both_paths(empty_database: 
                     SearchEntry(rowids[1], (WS, "t_mail"), ("Mail", "My printer prints mail.")),
                 ],
             )
-        answers["third message"] = await db.fetch(THREADS_BY_WORDS, words=["toner", "printers"])
-        answers["subject first"] = await db.fetch(THREADS_BY_WORDS, words=["printer"])
+        answers["third message"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["toner", "printers"]
+        )
+        answers["subject first"] = await db.fetch(THREADS_BY_WORDS, workspace=WS, words=["printer"])
         async with db.transaction() as connection:
             answers["in a transaction"] = await connection.fetch(
-                THREADS_BY_WORDS, words=["printer"]
+                THREADS_BY_WORDS, workspace=WS, words=["printer"]
             )
             old = SearchEntry(rowids[0], (WS, "t_printer"), ("Printer broken", " ".join(thread)))
             new = SearchEntry(
                 rowids[0], (WS, "t_printer"), ("Printer broken", " ".join([*thread, "Cartridge"]))
             )
             await THREADS.replace(connection, [old], [new])
-        answers["later message"] = await db.fetch(THREADS_BY_WORDS, words=["cartridges"])
+        answers["later message"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["cartridges"]
+        )
         async with db.transaction() as connection:
             await THREADS.remove(connection, [new])
-        answers["removed"] = await db.fetch(THREADS_BY_WORDS, words=["printer"])
+        answers["removed"] = await db.fetch(THREADS_BY_WORDS, workspace=WS, words=["printer"])
         return answers
 
     answers = run(empty_database, scenario)
@@ -334,17 +344,29 @@ def test_one_field_changes_alone_found_by_the_rows_key(
         async with db.transaction() as connection:
             await append(connection, (WS, "t_printer"), "Did you restart it?")
             await append(connection, (WS, "t_printer"), "The toner is empty.")
-            found["appended, inside"] = await connection.fetch(THREADS_BY_WORDS, words=["toner"])
-        found["appended"] = await db.fetch(THREADS_BY_WORDS, words=["toner", "restart", "hello"])
+            found["appended, inside"] = await connection.fetch(
+                THREADS_BY_WORDS, workspace=WS, words=["toner"]
+            )
+        found["appended"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["toner", "restart", "hello"]
+        )
         async with db.transaction() as connection:
             await THREADS.set_text(connection, "subject", (WS, "t_printer"), "Scanner jammed")
-        found["old subject"] = await db.fetch(THREADS_BY_WORDS, words=["broken"])
-        found["new subject"] = await db.fetch(THREADS_BY_WORDS, words=["scanner", "toner"])
+        found["old subject"] = await db.fetch(THREADS_BY_WORDS, workspace=WS, words=["broken"])
+        found["new subject"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["scanner", "toner"]
+        )
         async with db.transaction() as connection:
             await THREADS.move(connection, "body", (WS, "t_mail"), (WS, "t_printer"))
-        found["moved body"] = await db.fetch(THREADS_BY_WORDS, words=["boss", "toner"])
-        found["source's subject"] = await db.fetch(THREADS_BY_WORDS, words=["bounces"])
-        found["target's subject"] = await db.fetch(THREADS_BY_WORDS, words=["scanner"])
+        found["moved body"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["boss", "toner"]
+        )
+        found["source's subject"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["bounces"]
+        )
+        found["target's subject"] = await db.fetch(
+            THREADS_BY_WORDS, workspace=WS, words=["scanner"]
+        )
         return found
 
     found = run(empty_database, scenario)
@@ -382,8 +404,8 @@ def test_a_vector_grows_while_postgresql_has_room_for_it(
                 await append(connection, (WS, "t_long"), text)
         first, last = unique_words(0, 1), unique_words((messages - 1) * words_per_message, 1)
         return {
-            "first message": await db.fetch(THREADS_BY_WORDS, words=[first]),
-            "last message": await db.fetch(THREADS_BY_WORDS, words=[last]),
+            "first message": await db.fetch(THREADS_BY_WORDS, workspace=WS, words=[first]),
+            "last message": await db.fetch(THREADS_BY_WORDS, workspace=WS, words=[last]),
         }
 
     found = run(empty_database, scenario)
@@ -395,9 +417,9 @@ def test_a_vector_grows_while_postgresql_has_room_for_it(
 
 def test_what_cannot_be_searched_is_refused_before_any_sql() -> None:
     with pytest.raises(ValueError, match="words"):
-        NOTES.search([])
+        NOTES.search(WS, [])
     with pytest.raises(ValueError, match="words"):
-        NOTES.search("reset password")  # a string is not a list of words
+        NOTES.search(WS, "reset password")  # a string is not a list of words
     with pytest.raises(ValueError, match="identifiers"):
         SearchIndex(notes, (notes.c.id,), notes.c.search_rowid, FIELDS, "notes; --", "v")
     with pytest.raises(ValueError, match="weight"):
@@ -407,3 +429,5 @@ def test_what_cannot_be_searched_is_refused_before_any_sql() -> None:
             notes, (notes.c.id,), notes.c.search_rowid, (SearchField("t", "A"), SearchField("b", "A")),
             "f", "v", from_columns=False,
         )  # fmt: skip
+    with pytest.raises(ValueError, match="starts with workspace_id"):
+        SearchIndex(notes, (notes.c.id,), notes.c.search_rowid, FIELDS, "f", "v")

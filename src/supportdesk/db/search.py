@@ -8,16 +8,16 @@ and where each backend keeps the index:
 - PostgreSQL: a tsvector column of the table (`vector`; the `language` configuration, each
   field weighted by its `weight`) with a GIN index.
 
-`index.search(words)` hands a statement the three parts of a search, each compiled to its
-backend's SQL, so that the domain writes one statement for both: FROM the table with its
-index (`source`), the rows matching every word, stemmed (`condition`), and their relevance
-(`score`, higher is better). PostgreSQL drops stop words ("the", "your") from the query;
-SQLite matches them like any word. Relevance depends on the row alone, never on the rest
-of the index, which holds every workspace: on SQLite it counts the query's matches in each
-field, one in a field weighing its `boost` (FTS5's `highlight` marks each match with two
-characters, so the growth of the highlighted text counts them; bm25 would weigh words by
-their rarity in the whole index, and one workspace's writes would move another's ranking);
-on PostgreSQL it is `ts_rank`.
+`index.search(workspace_id, words)` hands a statement the three parts of a search, each
+compiled to its backend's SQL, so that the domain writes one statement for both: FROM the
+table with its index (`source`), the workspace's rows matching every word, stemmed
+(`condition`), and their relevance (`score`, higher is better). PostgreSQL drops stop
+words ("the", "your") from the query; SQLite matches them like any word. Relevance depends
+on the row alone, never on the rest of the index, which holds every workspace: on SQLite
+it counts the query's matches in each field, one in a field weighing its `boost` (FTS5's
+`highlight` marks each match with two characters, so the growth of the highlighted text
+counts them; bm25 would weigh words by their rarity in the whole index, and one
+workspace's writes would move another's ranking); on PostgreSQL it is `ts_rank`.
 
 Writers keep the index in step inside their own transaction (`next_rowids`, `add`,
 `replace`, `remove`), each a statement built once and run on the transaction's driver
@@ -33,6 +33,18 @@ connection; nothing is hidden in triggers. Texts come from one of two places:
   the rest (`append` a thread's new message, `set_text` a new subject, `move` one row's
   field onto the end of another's); each field has a weight of its own, which is how
   PostgreSQL tells one field's words from another's in the row's one vector.
+
+SQLite's FTS5 table holds every workspace's rows, and the workspace is part of the match:
+the FTS5 table's last column (`workspace_id`) holds the row's workspace as one token
+(`workspace_token`), and a search asks FTS5 for that token AND its words, so FTS5 hands
+over the workspace's own matches alone. Were the workspace only a condition on what FTS5
+found, every other workspace's match would be read and dropped, and the time a search
+takes would tell how many they hold. An index of the table's own columns has the token in
+the index and the id in the table: FTS5 reads the table's `workspace_id` only to show
+that column, which no statement asks for (its 'rebuild' command would index the ids:
+rebuild such an index as migration 0016 does). The statement still compares the table's
+workspace_id with the workspace's, as every statement does; on PostgreSQL that comparison
+is all there is.
 
 PostgreSQL holds at most 1 MB of lexemes and positions in one tsvector: a row whose
 vector would grow past `VECTOR_ROOM` (search_threads.py) keeps the words it has and takes
@@ -120,6 +132,34 @@ class SearchWords(TypeDecorator[Sequence[str]]):
         return " ".join(value)
 
 
+# The FTS5 table's last column: the row's workspace as one token (see the module's description).
+WORKSPACE_COLUMN = "workspace_id"
+
+
+def workspace_token(workspace_id: str) -> str:
+    """A workspace's token in SQLite's FTS5 tables: the hex digits of its id, and a 0 (in
+    SQL: `hex(workspace_id) || '0'`). Letters and digits, so the tokenizer keeps it whole;
+    ending in a digit, so the stemmer, which only takes endings of letters off, leaves it
+    as it is: one token per workspace, never another's."""
+    return workspace_id.encode().hex().upper() + "0"
+
+
+class WorkspaceToken(TypeDecorator[str]):
+    """A workspace id, bound as its token in FTS5's syntax: a string, never an operator."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else f'"{workspace_token(value)}"'
+
+
+def workspace_param(name: str) -> BindParameter[str]:
+    """A bound parameter `name` for the workspace of a search, given when the statement
+    runs (for a `Read` built once, with `words_param`)."""
+    return bindparam(name, type_=WorkspaceToken())
+
+
 def words_param(name: str) -> BindParameter[Sequence[str]]:
     """A bound parameter `name` for the words of a query, given when the statement runs
     (for a `Read` built once)."""
@@ -159,6 +199,8 @@ class SearchIndex:
             raise ValueError("a field's weight is one of A, B, C, D")
         if not self.from_columns and len(set(weights)) != len(weights):
             raise ValueError("each field of an index of handed-over texts weighs its own")
+        if WORKSPACE_COLUMN in names or self.key[0].name != WORKSPACE_COLUMN:
+            raise ValueError(f"the key starts with {WORKSPACE_COLUMN}, and no field is so named")
 
     @cached_property
     def fts_table(self) -> Any:
@@ -169,14 +211,21 @@ class SearchIndex:
         """FROM the table with its index."""
         return _WithIndex(self.fts_table, self.table, self.fts_table.c.rowid == self.rowid)
 
-    def search(self, words: Sequence[str] | BindParameter[Sequence[str]]) -> Search:
-        """The rows holding every one of `words` (at least one; as values, or bound later
-        with `words_param`)."""
+    def search(
+        self,
+        workspace_id: str | BindParameter[str],
+        words: Sequence[str] | BindParameter[Sequence[str]],
+    ) -> Search:
+        """The rows of the workspace holding every one of `words` (at least one; as
+        values, or bound later with `workspace_param` and `words_param`). The caller still
+        compares the table's workspace_id, which is all PostgreSQL's condition has."""
+        if not isinstance(workspace_id, BindParameter):
+            workspace_id = bindparam(None, workspace_id, type_=WorkspaceToken())
         if not isinstance(words, BindParameter):
             if isinstance(words, str) or not words:
                 raise ValueError("a search takes a non-empty list of words")
             words = bindparam(None, tuple(words), type_=SearchWords())
-        return Search(self.source, _Matches(self, words), _Score(self, words))
+        return Search(self.source, _Matches(self, words, workspace_id), _Score(self, words))
 
     async def next_rowids(self, connection: Connection, count: int) -> list[int | None]:
         """SQLite row ids for `count` new rows (None on PostgreSQL). Writers hold SQLite's
@@ -296,7 +345,8 @@ class SearchIndex:
     def _parameters(self, entry: SearchEntry) -> dict[str, Any]:
         keys = _keys("key", entry.key)
         texts = {f.name: value for f, value in zip(self.fields, entry.texts, strict=True)}
-        return {"rowid": entry.rowid, **keys, **texts}
+        token = workspace_token(entry.key[0])  # the key's first column is the workspace
+        return {"rowid": entry.rowid, **keys, **texts, WORKSPACE_COLUMN: token}
 
     def _add_statement(self, dialect: str) -> TextClause | None:
         if dialect == "sqlite":
@@ -309,16 +359,20 @@ class SearchIndex:
         return None if self.from_columns else self._vector_clear
 
     @cached_property
+    def _fts_columns(self) -> tuple[str, str]:
+        """The FTS5 table's columns and their parameters, as SQL lists."""
+        names = [*(f.name for f in self.fields), WORKSPACE_COLUMN]
+        return ", ".join(names), ", ".join(f":{name}" for name in names)
+
+    @cached_property
     def _fts_insert(self) -> TextClause:
-        names = ", ".join(f.name for f in self.fields)
-        values = ", ".join(f":{f.name}" for f in self.fields)
+        names, values = self._fts_columns
         return text(f"INSERT INTO {self.fts} (rowid, {names}) VALUES (:rowid, {values})")
 
     @cached_property
     def _fts_delete(self) -> TextClause:
         # External content: FTS5 removes the words of the texts it is given.
-        names = ", ".join(f.name for f in self.fields)
-        values = ", ".join(f":{f.name}" for f in self.fields)
+        names, values = self._fts_columns
         return text(
             f"INSERT INTO {self.fts} ({self.fts}, rowid, {names}) "
             f"VALUES ('delete', :rowid, {values})"
@@ -443,8 +497,21 @@ class _SearchPart(ColumnElement[Any]):
 
 class _Matches(_SearchPart):
     inherit_cache = True
+    _traverse_internals = [
+        *_SearchPart._traverse_internals,
+        ("workspace", InternalTraversal.dp_clauseelement),
+    ]
     # Not Boolean: SQLite would be handed `(… MATCH ?) = 1`, which FTS5 cannot use.
     type = NullType()
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        words: BindParameter[Sequence[str]],
+        workspace: BindParameter[str],
+    ) -> None:
+        super().__init__(index, words)
+        self.workspace = workspace
 
 
 class _Score(_SearchPart):
@@ -464,7 +531,13 @@ class _Score(_SearchPart):
 
 @compiles(_Matches)
 def _fts_match(element: _Matches, compiler: SQLCompiler, **kw: Any) -> str:
-    return f"({compiler.process(element.fts_table().op('MATCH')(element.words), **kw)})"
+    # The workspace's token in its column AND every word in the fields:
+    # `workspace_id : "…" AND {subject body} : ("printer" AND "toner")`.
+    workspace = compiler.process(element.workspace, **kw)
+    words = compiler.process(element.words, **kw)
+    fields = " ".join(f.name for f in element.index.fields)
+    query = f"'{WORKSPACE_COLUMN} : ' || {workspace} || ' AND {{{fields}}} : (' || {words} || ')'"
+    return f"({element.index.fts} MATCH ({query}))"
 
 
 @compiles(_Matches, "postgresql")

@@ -183,9 +183,10 @@ issues = Table(
     Column("assignee_type", String(20), nullable=True),
     Column("assignee_id", ID, nullable=True),
     # Full-text search over the subject and the thread lives beside the table, per backend
-    # (migration 0013, domain/issues/search.py): SQLite's FTS5 index `issues_fts` (its own
-    # copy of the texts) numbers its rows by this column; PostgreSQL has a tsvector column
-    # `search_vector` with a GIN index, and leaves this one NULL.
+    # (migrations 0013 and 0016, domain/issues/search.py): SQLite's FTS5 index `issues_fts`
+    # (its own copy of the texts, and the workspace) numbers its rows by this column;
+    # PostgreSQL has a tsvector column `search_vector` with a GIN index, and leaves this one
+    # NULL.
     Column("search_rowid", Integer),
     PrimaryKeyConstraint("workspace_id", "id"),
     UniqueConstraint("workspace_id", "ticket_number"),
@@ -249,10 +250,10 @@ messages = Table(
     Index("ix_messages_issue", "workspace_id", "issue_id", "id"),
 )
 
-# Knowledge-base articles. Full-text search lives beside the table, per backend (migration
-# 0002, domain/articles/search.py): SQLite keeps an FTS5 index `articles_fts` whose rows are
-# numbered by `search_rowid` (FTS5 needs an integer row id that VACUUM keeps, which a
-# table with a text primary key does not give); PostgreSQL has a generated tsvector column
+# Knowledge-base articles. Full-text search lives beside the table, per backend (migrations
+# 0002 and 0016, domain/articles/search.py): SQLite keeps an FTS5 index `articles_fts` whose
+# rows are numbered by `search_rowid` (FTS5 needs an integer row id that VACUUM keeps, which
+# a table with a text primary key does not give); PostgreSQL has a generated tsvector column
 # `search_vector` with a GIN index, and leaves `search_rowid` NULL.
 articles = Table(
     "articles",

@@ -46,9 +46,9 @@ def _status(where: ArticleFilter) -> str | None:
     return status
 
 
-def _search(where: ArticleFilter) -> Search | None:
+def _search(workspace_id: str, where: ArticleFilter) -> Search | None:
     words = search_words(where.query)
-    return ARTICLE_SEARCH.search(words) if words else None
+    return ARTICLE_SEARCH.search(workspace_id, words) if words else None
 
 
 def _filter_values(workspace_id: str, where: ArticleFilter) -> dict[str, Any]:
@@ -93,7 +93,7 @@ def list_query(workspace_id: str, page: PageRequest, where: ArticleFilter) -> Li
     """One page of the list (plus one row that says whether there is more) and the count
     of what it holds: in creation order, or for a search most relevant first."""
     values = _filter_values(workspace_id, where)
-    found = _search(where)
+    found = _search(workspace_id, where)
     if found is not None:  # its words are in its SQL: built for this request alone
         counted = tuple(values)
         return ListQuery(

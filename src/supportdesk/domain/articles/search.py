@@ -1,11 +1,11 @@
 """Full-text search over articles: the articles' index.
 
 A query is split into words (domain/full_text.py); every word must match, stemmed by the
-backend. The index (built by migration 0002; how each backend keeps it and ranks with it:
-db/search.py) holds each article's title and body, a match in the title weighing more:
-ten matches of the body on SQLite, weight A against B on PostgreSQL. It is taken from the
-article's own columns, so the writers (actions.py) only hand it the texts they index or
-stop indexing, inside their own transactions.
+backend. The index (built by migration 0002, its workspace column by 0016; how each
+backend keeps it and ranks with it: db/search.py) holds each article's title and body, a
+match in the title weighing more: ten matches of the body on SQLite, weight A against B on
+PostgreSQL. It is taken from the article's own columns, so the writers (actions.py) only
+hand it the texts they index or stop indexing, inside their own transactions.
 """
 
 from __future__ import annotations

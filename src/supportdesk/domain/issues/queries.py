@@ -80,10 +80,10 @@ async def fetch_issue_by_number(
     return found[0] if found else None
 
 
-def _search(where: IssueFilter) -> Search | None:
+def _search(workspace_id: str, where: IssueFilter) -> Search | None:
     """The full-text search the filter asks for; None when its query holds no word."""
     words = search_words(where.query)
-    return ISSUE_SEARCH.search(words) if words else None
+    return ISSUE_SEARCH.search(workspace_id, words) if words else None
 
 
 def _filter_values(workspace_id: str, where: IssueFilter) -> tuple[dict[str, Any], str | None]:
@@ -325,7 +325,7 @@ def list_query(
         dropped, past = _past_cursor(page.after, order, where)
     paged = tuple(name for name in counted if name != dropped) + tuple(past)
     values = {**values, **past}
-    found = _search(where)
+    found = _search(workspace_id, where)
     if found is not None:  # its words are in its SQL: built for this request alone
         search = (found, workspace_id)
         if order is IssueOrder.RELEVANCE:
