@@ -68,8 +68,11 @@ class RestClient:
         created: dict[str, Any] = reply.body
         return created
 
-    def get(self, issue_id: str, *, key: str | None = None) -> Reply:
-        return self.request("GET", f"/v1/issues/{issue_id}", headers=self.headers(key))
+    def get(self, issue_id: str, *, key: str | None = None, params: Any = None) -> Reply:
+        """GET /v1/issues/{id}; `params`: the query's, as httpx takes them."""
+        return self.request(
+            "GET", f"/v1/issues/{issue_id}", headers=self.headers(key), params=params
+        )
 
     def with_key(self, key: str | None) -> RestClient:
         return RestClient(str(self.http.base_url), key)

@@ -108,19 +108,31 @@ def test_every_answer_of_get_issue_is_documented(workspace: WorkspaceFixture) ->
     created = create()(workspace, url).json()
     legacy = workspace.create_key([], legacy=True)
 
+    issue_url = f"{url}/v1/issues/{created['id']}"
+
+    def internal(value: str) -> requests.Response:
+        return requests.get(
+            issue_url,
+            params={"include_internal": value},
+            headers=bearer(workspace.key),
+            timeout=30,
+        )
+
     answers = [
-        requests.get(f"{url}/v1/issues/{created['id']}", headers=bearer(workspace.key), timeout=30),
-        requests.get(f"{url}/v1/issues/{created['id']}", timeout=30),
-        requests.get(f"{url}/v1/issues/{created['id']}", headers=bearer(legacy), timeout=30),
+        requests.get(issue_url, headers=bearer(workspace.key), timeout=30),
+        internal("true"),
+        requests.get(issue_url, timeout=30),
+        requests.get(issue_url, headers=bearer(legacy), timeout=30),
         requests.get(
             f"{url}/v1/issues/{missing_id('Issue')}", headers=bearer(workspace.key), timeout=30
         ),
+        internal("maybe"),
         requests.delete(
             f"{url}/v1/issues/{created['id']}", headers=bearer(workspace.key), timeout=30
         ),
     ]
 
-    assert [a.status_code for a in answers] == [200, 401, 403, 404, 405]
+    assert [a.status_code for a in answers] == [200, 200, 401, 403, 404, 422, 405]
     for response in answers:
         conforms(workspace.server, "getIssue", response)
 

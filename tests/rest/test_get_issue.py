@@ -1,5 +1,7 @@
 """GET /v1/issues/{id} (CONTRACT section 13): the issue and its thread, with `issues:read`;
-an issue of another workspace, or an id that names none, is not found alike."""
+an issue of another workspace, or an id that names none, is not found alike. The thread is
+its public messages: internal notes only with `include_internal=true` (the interface
+predates notes, and its integrations may show the thread to the requester)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
 from tests.factories import missing_id
-from tests.graphql.issues.helpers import REPLY
+from tests.graphql.issues.helpers import REPLY, add_note
 from tests.rest.client import ISSUE, RestClient
 
 
@@ -132,3 +134,76 @@ def test_unknown_foreign_and_malformed_ids_answer_the_same_404(
     ]
 
     assert answers == [{"code": "NOT_FOUND", "message": "Issue not found.", "fields": []}] * 6
+
+
+NOTES = """query($id: ID!) {
+  issue(id: $id) { messages(visibility: "internal") { edges { node { createdAt } } } }
+}"""
+
+
+def test_internal_notes_are_shown_only_when_asked_for(
+    workspace: WorkspaceFixture, rest: RestClient, api: GraphQLClient
+) -> None:
+    created = rest.created()
+    api.ok(REPLY, {"input": {"issueId": created["id"], "body": "On it."}})
+    note = add_note(api, created["id"], "The requester is a VIP; go gently.")["message"]
+    [note_as_read] = api.ok(NOTES, {"id": created["id"]})["issue"]["messages"]["edges"]
+    reader = workspace.create_key(["issues:read"])
+
+    plain = rest.get(created["id"])
+    not_asked = rest.get(created["id"], params={"include_internal": "false"})
+    asked = rest.get(created["id"], params={"include_internal": "true"})
+    asked_by_reader = rest.get(created["id"], key=reader, params={"include_internal": "true"})
+
+    assert plain.status == not_asked.status == asked.status == 200, plain.body
+    shown = [(m["body"], m["visibility"]) for m in plain.body["messages"]]
+    assert shown == [(ISSUE["body"], "public"), ("On it.", "public")]
+    assert not_asked.body == plain.body
+    assert asked.body["messages"][:2] == plain.body["messages"]
+    assert asked.body["messages"][2] == {
+        "id": note["id"],
+        "sender_name": note["senderName"],
+        "body": "The requester is a VIP; go gently.",
+        "visibility": "internal",
+        "created_at": note_as_read["node"]["createdAt"],
+    }
+    assert asked_by_reader.body == asked.body
+    assert "VIP" not in str(plain.body)
+
+
+def test_a_thread_of_notes_still_shows_its_public_messages(
+    rest: RestClient, api: GraphQLClient
+) -> None:
+    """The page is of public messages: notes never take a public message's place in it."""
+    created = rest.created()
+    for number in range(MAX_PAGE_SIZE):
+        add_note(api, created["id"], f"Note {number}")
+    api.ok(REPLY, {"input": {"issueId": created["id"], "body": "Fixed."}})
+
+    public = rest.get(created["id"]).body["messages"]
+    everything = rest.get(created["id"], params={"include_internal": "true"}).body["messages"]
+
+    assert [m["body"] for m in public] == [ISSUE["body"], "Fixed."]
+    assert len(everything) == MAX_PAGE_SIZE
+    assert everything[-1]["body"] == f"Note {MAX_PAGE_SIZE - 2}"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"include_internal": "yes"},
+        {"include_internal": "TRUE"},
+        {"include_internal": "1"},
+        {"include_internal": ""},
+        [("include_internal", "true"), ("include_internal", "false")],
+    ],
+)
+def test_another_value_of_include_internal_is_refused(rest: RestClient, params: object) -> None:
+    created = rest.created()
+
+    answer = rest.get(created["id"], params=params)
+
+    assert answer.status == 422, answer.body
+    assert answer.code == "VALIDATION_FAILED"
+    assert answer.fields == [("include_internal", "INVALID")]
+    assert answer.headers["x-ratelimit-remaining"]

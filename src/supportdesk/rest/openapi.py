@@ -15,7 +15,7 @@ from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
 from supportdesk.domain.issues.workflow import DEFAULT_PRIORITY, PRIORITIES, STATUSES
 from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from supportdesk.domain.validation import MAX_EMAIL
-from supportdesk.rest.schemas import IDEMPOTENCY_HEADER
+from supportdesk.rest.schemas import IDEMPOTENCY_HEADER, INCLUDE_INTERNAL
 
 # Rules no JSON Schema keyword states cheaply (a `pattern` makes generating examples from
 # the document slow), and so said in words.
@@ -100,7 +100,9 @@ def _schemas() -> dict[str, Any]:
                     "maxItems": MAX_PAGE_SIZE,
                     "items": _ref("schemas", "Message"),
                     "description": f"The thread, oldest first: its first {MAX_PAGE_SIZE} "
-                    "messages (GraphQL's `issue.messages` pages through longer ones).",
+                    f"public messages, or with `{INCLUDE_INTERNAL}=true` its first "
+                    f"{MAX_PAGE_SIZE} messages, internal notes included (GraphQL's "
+                    "`issue.messages` pages through longer ones).",
                 },
             },
         },
@@ -169,7 +171,8 @@ def _schemas() -> dict[str, Any]:
             "properties": {
                 "field": {
                     "type": "string",
-                    "description": f"A body member, or `{IDEMPOTENCY_HEADER}` for the header.",
+                    "description": f"A body member, `{IDEMPOTENCY_HEADER}` for the header, or "
+                    f"`{INCLUDE_INTERNAL}` for GET /v1/issues/{{id}}'s query parameter.",
                 },
                 "code": {"type": "string", "enum": ["REQUIRED", "INVALID", "TOO_LONG"]},
             },
@@ -240,7 +243,8 @@ def _responses() -> dict[str, Any]:
         ),
         "ValidationFailed": _error(
             "VALIDATION_FAILED (`fields` names each refused input: REQUIRED, INVALID or "
-            "TOO_LONG), or IDEMPOTENCY_KEY_MISMATCH (the key was used with another body).",
+            "TOO_LONG), or IDEMPOTENCY_KEY_MISMATCH (the key was used with another body; "
+            "POST /v1/issues).",
             *_RATE_LIMITED,
         ),
         "RateLimited": _error(
@@ -304,7 +308,10 @@ def _get_issue() -> dict[str, Any]:
         "operationId": "getIssue",
         "summary": "Read an issue with its messages",
         "description": "The same read as GraphQL's `issue(id)`. Needs a `svc_mk_` key with "
-        f"{_scopes('REST.getIssue')}; legacy keys are refused (403).",
+        f"{_scopes('REST.getIssue')}; legacy keys are refused (403). The thread holds the "
+        f"public messages only, unless `{INCLUDE_INTERNAL}=true` asks for the internal "
+        "notes too: this interface predates notes, and its integrations may show the "
+        "thread to the requester.",
         "parameters": [
             {
                 "name": "id",
@@ -312,7 +319,17 @@ def _get_issue() -> dict[str, Any]:
                 "required": True,
                 "schema": {"type": "string"},
                 "description": "The issue's id, as POST /v1/issues answered it.",
-            }
+            },
+            {
+                "name": INCLUDE_INTERNAL,
+                "in": "query",
+                "required": False,
+                "schema": {"type": "boolean", "default": False},
+                "description": "`true`: the thread with its internal notes (`visibility: "
+                "internal`), which the requester must never see. `false` or none: public "
+                "messages only. Any other value, or the parameter twice, answers 422 "
+                f"VALIDATION_FAILED (`{INCLUDE_INTERNAL}`, INVALID).",
+            },
         ],
         "responses": {
             "200": {
@@ -324,6 +341,7 @@ def _get_issue() -> dict[str, Any]:
             "403": _ref("responses", "Forbidden"),
             "404": _ref("responses", "NotFound"),
             "405": _ref("responses", "MethodNotAllowed"),
+            "422": _ref("responses", "ValidationFailed"),
             "429": _ref("responses", "RateLimited"),
             "500": _ref("responses", "InternalError"),
         },

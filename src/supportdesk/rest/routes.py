@@ -2,7 +2,8 @@
 
 The operations run the domain's own createIssue and issue read, behind the same keys,
 permission table and rate limits as GraphQL. The order of checks: the method; the key and
-its rate limit; the key's scopes; the body's media type, size and syntax; then the domain.
+its rate limit; the key's scopes; the body's media type, size and syntax, or the query's
+parameters; then the domain.
 Every answer is JSON, and every authenticated one carries the rate-limit headers.
 """
 
@@ -37,7 +38,8 @@ from supportdesk.rest.openapi import openapi_document
 
 logger = logging.getLogger("supportdesk.http")
 
-# GET /v1/issues/{id} shows the first messages of the thread, as many as one GraphQL page.
+# GET /v1/issues/{id} shows the first messages of the thread, as many as one GraphQL page
+# (public ones only, unless asked for internal notes too: schemas.thread_visibility).
 THREAD = PageRequest(MAX_PAGE_SIZE, None)
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
@@ -127,9 +129,10 @@ def create_issue(settings: Settings) -> Handler:
 
 async def get_issue(request: Request, principal: Principal) -> Response:
     issue_id = request.path_params["id"]
+    visibility = schemas.thread_visibility(request.query_params)
     found = (
         await issues.fetch_issue_with_thread(
-            request.app.state.db, principal.workspace_id, issue_id, THREAD
+            request.app.state.db, principal.workspace_id, issue_id, THREAD, visibility
         )
         if is_id_of(issue_id, "Issue")
         else None

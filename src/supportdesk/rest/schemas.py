@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.datastructures import QueryParams
+
 from supportdesk.domain.clock import rfc3339
 from supportdesk.domain.issues import Issue, Message, NewIssue
+from supportdesk.domain.issues.models import PUBLIC
 from supportdesk.rest.errors import bad_request, validation_failed
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+# GET /v1/issues/{id}?include_internal=true: the thread with its internal notes.
+INCLUDE_INTERNAL = "include_internal"
 
 # The body of POST /v1/issues: each REST field and the domain's name for it (the name its
 # field errors carry, as GraphQL's input does).
@@ -48,6 +53,19 @@ def new_issue(data: Any, idempotency_key: str | None) -> NewIssue:
         priority=data.get("priority"),
         idempotency_key=idempotency_key,
     )
+
+
+def thread_visibility(query: QueryParams) -> str | None:
+    """The messages GET /v1/issues/{id} shows: the public ones (the interface predates
+    internal notes, and its integrations may show the thread to the requester), or all of
+    them (None) with `include_internal=true`. 422 for any other value, or for the
+    parameter given twice."""
+    given = query.getlist(INCLUDE_INTERNAL)
+    if not given:
+        return PUBLIC
+    if len(given) == 1 and given[0] in ("true", "false"):
+        return None if given[0] == "true" else PUBLIC
+    raise validation_failed([(INCLUDE_INTERNAL, "INVALID")])
 
 
 def issue_json(issue: Issue) -> dict[str, Any]:

@@ -436,10 +436,11 @@ async def count_messages_of_visibility(
     )
 
 
-def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
-    """An issue and one page of its thread in one statement: the issue's row first (its
-    columns, then empty message columns), then a row per message (empty issue columns,
-    then the message's). No row when there is no such issue."""
+def _issue_with_thread_query(after: bool, of_visibility: bool) -> CompoundSelect[Any]:
+    """An issue and one page of its thread (or of its messages of one visibility) in one
+    statement: the issue's row first (its columns, then empty message columns), then a row
+    per message (empty issue columns, then the message's). No row when there is no such
+    issue."""
     part: Label[int] = literal_column("0").label("part")
     issue_row = select(
         part, *ISSUE_COLUMNS, *(cast(null(), c.type).label(f"m_{c.name}") for c in MESSAGE_COLUMNS)
@@ -450,6 +451,8 @@ def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
     ]
     if after:
         conditions.append(messages.c.id > bindparam("after"))
+    if of_visibility:
+        conditions.append(messages.c.visibility == bindparam("visibility"))
     page = (
         select(*MESSAGE_COLUMNS)
         .where(*conditions)
@@ -470,18 +473,32 @@ def _issue_with_thread_query(after: bool) -> CompoundSelect[Any]:
 _ISSUE_WIDTH = len(ISSUE_COLUMNS)
 # Rows as they come: the issue's, then its messages' (see the statement).
 _ISSUE_WITH_THREAD = {
-    after: Read(_issue_with_thread_query(after), tuple) for after in (False, True)
+    (after, of_visibility): Read(_issue_with_thread_query(after, of_visibility), tuple)
+    for after in (False, True)
+    for of_visibility in (False, True)
 }
 
 
 async def fetch_issue_with_thread(
-    db: Database, workspace_id: str, issue_id: str, page: PageRequest
+    db: Database,
+    workspace_id: str,
+    issue_id: str,
+    page: PageRequest,
+    visibility: str | None = None,
 ) -> tuple[Issue, Page[Message]] | None:
-    """An issue with one page of its thread, in one statement."""
-    parameters = {"workspace_id": workspace_id, "id": issue_id, "limit": page.first + 1}
+    """An issue with one page of its thread (or of its messages of one `visibility`), in
+    one statement."""
+    parameters: dict[str, Any] = {
+        "workspace_id": workspace_id,
+        "id": issue_id,
+        "limit": page.first + 1,
+    }
     if page.after:
         parameters["after"] = page.after
-    rows = await db.fetch(_ISSUE_WITH_THREAD[bool(page.after)], **parameters)
+    if visibility is not None:
+        parameters["visibility"] = visibility
+    read = _ISSUE_WITH_THREAD[bool(page.after), visibility is not None]
+    rows = await db.fetch(read, **parameters)
     if not rows or rows[0][0] != 0:
         return None
     issue = issue_of(rows[0][1 : 1 + _ISSUE_WIDTH])
