@@ -107,8 +107,9 @@ class Issue(Node):
         return found
 
     @strawberry.field(
-        description="The thread, oldest message first; `visibility` (`public` or `internal`) "
-        "keeps the messages of one kind."
+        description="The thread, oldest message first, internal notes included. "
+        '`visibility` keeps the messages of one kind: `visibility: "public"` those the '
+        'requester sees, `visibility: "internal"` the notes.'
     )
     async def messages(
         self,
