@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     max_directives_per_location: int = Field(default=5, ge=1)
     max_tokens: int = Field(default=10_000, ge=100)
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    # The query text alone (variables apart), refused before it is parsed: parsing holds
+    # several times a document's size in memory, where a body only has to be read.
+    max_query_bytes: int = Field(default=64 * 1024, ge=1024)
     rate_limit_per_minute: int = Field(default=600, ge=1)
     failed_auth_per_minute: int = Field(default=60, ge=1)
     # Redis keys of the rate limits start with this (several deployments may share a Redis).

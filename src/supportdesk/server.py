@@ -38,7 +38,10 @@ logger = logging.getLogger("supportdesk.server")
 SHUTDOWN_MARGIN_SECONDS = 5.0
 
 
-# Young objects collected every this many allocations (CPython's default is 700).
+# Young objects collected every this many allocations (CPython's default is 700). The
+# collector counts objects, not bytes: memory held by a cycle waits for a collection that
+# may be far off, so a request must leave no large cycle behind (graphql/documents.py
+# unlinks the parser's tokens; the query's length is bounded).
 GC_YOUNG_THRESHOLD = 50_000
 
 

@@ -7,12 +7,15 @@ import gc
 import weakref
 from typing import Any
 
+import pytest
+
 from supportdesk.graphql.documents import (
     CACHE_CHARACTERS,
     CACHE_SIZE,
     MAX_CACHED_CHARACTERS,
     DocumentRunner,
     Prepared,
+    RequestError,
 )
 from supportdesk.graphql.schema import build_schema
 
@@ -86,3 +89,20 @@ def test_the_cache_keeps_to_its_characters_and_its_count() -> None:
 
     count, characters = executor.cached
     assert count == CACHE_SIZE and characters <= CACHE_CHARACTERS
+
+
+def test_a_document_that_does_not_parse_leaves_nothing_to_the_cyclic_collector() -> None:
+    """Tokens link to their neighbours both ways: a chain left behind is garbage that only
+    the cyclic collector frees, and `serve` runs it seldom (server.py)."""
+    executor = _executor()
+    broken = "{ issues(filter: {query: [" + '"words" ' * 5_000
+    gc.collect()
+    gc.disable()
+    try:
+        with pytest.raises(RequestError):
+            executor.prepare(broken)
+        left_over = gc.collect()
+    finally:
+        gc.enable()
+
+    assert left_over < 10

@@ -115,6 +115,15 @@ def test_a_chain_of_330_fragments_is_refused_without_a_crash(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+def test_selections_nested_300_deep_do_not_parse(legacy: GraphQLClient) -> None:
+    answer = legacy("{ " + "a { " * 300 + "b" + " }" * 301)
+
+    assert answer.codes == ["GRAPHQL_PARSE_FAILED"]
+    assert answer.errors[0]["message"] == (
+        "Syntax Error: Document is nested too deeply. Parsing aborted."
+    )
+
+
 def test_a_chain_of_fragments_within_the_limit_is_answered(api: GraphQLClient) -> None:
     chain = " ".join(f"fragment F{i} on Query {{ ...F{i + 1} }}" for i in range(40))
     document = f"query {{ ...F0 }} {chain} fragment F40 on Query {{ __typename }}"

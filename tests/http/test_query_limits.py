@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from traceback import extract_tb
 from typing import Any
 
 import pytest
@@ -170,8 +171,8 @@ def test_a_thousand_directives_get_one_error_before_parsing(api: GraphQLClient) 
     assert len(refused.errors) == 1 and milliseconds < 50
 
 
-def test_a_hundred_thousand_tokens_get_one_error_before_parsing(api: GraphQLClient) -> None:
-    document = "{ " + " ".join(f"a{i}: __typename" for i in range(33_334)) + " }"
+def test_thirty_thousand_tokens_get_one_error_before_parsing(api: GraphQLClient) -> None:
+    document = "{ " + "a " * 30_000 + "}"  # within the length limit
 
     extensions = refusal(api(document))
     milliseconds, refused = _server_milliseconds(document)
@@ -179,6 +180,50 @@ def test_a_hundred_thousand_tokens_get_one_error_before_parsing(api: GraphQLClie
     assert (extensions["limit"], extensions["maximum"]) == ("tokens", 10_000)
     assert "10,000 tokens" in refused.errors[0]["message"]
     assert len(refused.errors) == 1 and milliseconds < 50
+
+
+def test_a_query_over_64_kib_is_refused_before_parsing_whatever_its_variables(
+    api: GraphQLClient,
+) -> None:
+    long = "{ apiInfo }\n#" + "x" * 64 * 1024
+    multibyte = "{ apiInfo }\n#" + "é" * 33_000  # 66,000 bytes in 33,000 characters
+    variables_apart = "query($id: ID!) { issue(id: $id) { id } }"
+
+    extensions = refusal(api(long))
+    in_bytes = refusal(api(multibyte))
+    milliseconds, refused = _server_milliseconds(long)
+    answered = api(variables_apart, {"id": "iss_" + "0" * 500_000})
+
+    assert extensions == {
+        "code": "QUERY_TOO_COMPLEX",
+        "limit": "query_bytes",
+        "query_bytes": len(long),
+        "maximum": 65536,
+        "excess": len(long) - 65536,
+    }
+    assert "send large values as variables" in refused.errors[0]["message"]
+    assert in_bytes["query_bytes"] == len(multibyte.encode())
+    assert len(refused.errors) == 1 and milliseconds < 5
+    assert answered.status == 200 and "QUERY_TOO_COMPLEX" not in answered.codes
+
+
+def test_errors_quote_no_more_than_100_characters_of_a_literal(api: GraphQLClient) -> None:
+    literal = "A" * 10_000
+    does_not_parse = api(f'{{ apiInfo "{literal}" }}')
+    does_not_fit = api(f'{{ issues(first: "{literal}") {{ totalCount }} }}')
+    unknown_name = api(f"{{ {literal} }}")
+
+    for answer, code in [
+        (does_not_parse, "GRAPHQL_PARSE_FAILED"),
+        (does_not_fit, "GRAPHQL_VALIDATION_FAILED"),
+        (unknown_name, "GRAPHQL_VALIDATION_FAILED"),
+    ]:
+        assert code in answer.codes, answer.body
+        message = answer.errors[0]["message"]
+        assert "A" * 100 + "…" in message and "A" * 101 not in message, message
+    assert does_not_parse.errors[0]["message"] == (
+        f"Syntax Error: Expected Name, found String '{'A' * 100}…'."
+    )
 
 
 def test_ten_unknown_directives_on_one_field_get_one_error(api: GraphQLClient) -> None:
@@ -234,10 +279,15 @@ def test_limit_errors_are_worked_out_once_per_document() -> None:
 
     with pytest.raises(RequestError) as first:
         executor.prepare(document)
-    with pytest.raises(RequestError) as second:
-        executor.prepare(document)
+    for _ in range(3):
+        with pytest.raises(RequestError) as again:
+            executor.prepare(document)
 
-    assert first.value is second.value
+    assert first.value.errors is again.value.errors
+    # Each request gets a refusal of its own: one raised again and again would keep the
+    # frames of every request it refused in its traceback.
+    assert again.value is not first.value
+    assert len(extract_tb(again.value.__traceback__)) == len(extract_tb(first.value.__traceback__))
     assert first.value.errors[0]["extensions"]["depth"] == 4
     assert executor.prepare("{ apiInfo }") is executor.prepare("{ apiInfo }")
 

@@ -5,6 +5,7 @@ full."""
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from inspect import isawaitable
@@ -17,14 +18,18 @@ from graphql import (
     FragmentDefinitionNode,
     GraphQLError,
     GraphQLSchema,
+    GraphQLSyntaxError,
     OperationDefinitionNode,
     OperationType,
+    Source,
     StringValueNode,
+    Token,
     execute,
-    parse,
     specified_rules,
     validate,
 )
+from graphql.language import Lexer
+from graphql.language.parser import Parser
 from graphql.validation import ValidationRule
 
 from supportdesk.graphql.context import Context
@@ -70,6 +75,11 @@ class RequestError(Exception):
         self.errors = errors
         self.status = status
         self.extensions = extensions
+
+    def again(self) -> RequestError:
+        """The same refusal for another request. A cached refusal is never raised itself:
+        each raise would add that request's frames to its traceback, and keep them."""
+        return RequestError(self.code, self.errors, self.status, self.extensions)
 
     @property
     def body(self) -> dict[str, Any]:
@@ -125,7 +135,20 @@ class Prepared:
 
 
 def _error(code: str, message: str, **extensions: Any) -> dict[str, Any]:
-    return {"message": message, "extensions": {"code": code, **extensions}}
+    return {"message": _cut(message), "extensions": {"code": code, **extensions}}
+
+
+# graphql-core quotes the text it complains about whole: a string literal that does not
+# parse or fit, a name that is unknown. Such a quote is cut to its first characters, and
+# what a quote inside the text itself would hide from that, by the message's length.
+QUOTE_KEPT = 100
+MESSAGE_KEPT = 1000
+_LONG_QUOTE = re.compile(rf"""(['"])([^'"]{{{QUOTE_KEPT}}})[^'"]++(?=['"])""")
+
+
+def _cut(message: str) -> str:
+    message = _LONG_QUOTE.sub(r"\1\2…", message)
+    return message if len(message) <= MESSAGE_KEPT else message[:MESSAGE_KEPT] + "…"
 
 
 def _located(error: GraphQLError, code: str) -> dict[str, Any]:
@@ -151,6 +174,41 @@ def _too_many_tokens(maximum: int) -> LimitExceeded:
         maximum,
         f"The query has more than {maximum:,} tokens, the limit; parsing stopped there.",
     )
+
+
+def parse_unlinked(query: str, max_tokens: int) -> DocumentNode:
+    """graphql-core's `parse`, leaving no chain of tokens behind. The lexer links every token
+    to its neighbours both ways, and nodes keep only their first and last: once a parse
+    fails, the chain is garbage only the cyclic collector frees, up to 10,000 objects
+    holding every value of the document, and nothing that tells the collector so (it counts
+    objects, not bytes). Unlinked, each token goes with the last reference to it.
+
+    Our own lexer is handed to graphql-core's Parser to reach the chain (an argument of its
+    versioned internal API; graphql-core is pinned to its minor version)."""
+    lexer = Lexer(Source(query))
+    parser = Parser(lexer.source, max_tokens=max_tokens, lexer=lexer)
+    try:
+        try:
+            return parser.parse_document()
+        except RecursionError:
+            pass
+        # Raised outside the handler, so that it does not keep the recursion's frames.
+        raise GraphQLSyntaxError(
+            lexer.source, lexer.token.start, "Document is nested too deeply. Parsing aborted."
+        )
+    finally:
+        _unlink(lexer.token)
+
+
+def _unlink(token: Token) -> None:
+    """Unlinks the chain of tokens `token` is in, both ways from it."""
+    for step in ("prev", "next"):
+        link: Token | None = getattr(token, step)
+        while link is not None:
+            following = getattr(link, step)
+            link.prev = link.next = None
+            link = following
+    token.prev = token.next = None
 
 
 class NoSchemaIntrospection(ValidationRule):
@@ -235,7 +293,7 @@ class DocumentRunner:
         else:
             self._cache.move_to_end(query)
         if isinstance(cached, RequestError):
-            raise cached
+            raise cached.again()
         return cached
 
     def _remember(self, query: str, prepared: Prepared | RequestError) -> None:
@@ -256,7 +314,7 @@ class DocumentRunner:
         except LimitExceeded as exceeded:
             return _too_complex(exceeded)
         try:
-            document = parse(query, max_tokens=self.limits.max_tokens)
+            document = parse_unlinked(query, self.limits.max_tokens)
         except GraphQLError as error:
             if error.message.startswith(_TOO_MANY_TOKENS):
                 return _too_complex(_too_many_tokens(self.limits.max_tokens))

@@ -40,6 +40,7 @@ class Limits:
     max_directives_per_location: int = 5
     max_tokens: int = 10_000
     max_nesting: int = 64
+    max_query_bytes: int = 64 * 1024
 
 
 MAX_SCHEMA_FIELDS = 1
@@ -197,8 +198,26 @@ _LEXEME = re.compile(
 )
 
 
+def query_bytes(query: str) -> int:
+    """The length of the query in UTF-8, as it came in the request."""
+    return len(query) if query.isascii() else len(query.encode("utf-8", "surrogatepass"))
+
+
 def check_text(query: str, limits: Limits) -> None:
-    """Refuse, before parsing, a document of too many tokens or directives."""
+    """Refuse, before parsing, a document too long or of too many tokens or directives.
+
+    The length comes first: it costs nothing, and what it spares is the parser's work and
+    memory on a long document (a token per value, held in a chain, and error messages that
+    quote them), which neither the token count nor the body's size bounds."""
+    size = query_bytes(query)
+    if size > limits.max_query_bytes:
+        raise LimitExceeded(
+            "query_bytes",
+            size,
+            limits.max_query_bytes,
+            f"The query is {size:,} bytes long, over the limit of {limits.max_query_bytes:,}"
+            f" by {size - limits.max_query_bytes:,}; send large values as variables.",
+        )
     directives, tokens = _LEXEME.subn(r"\g<at>", query, count=limits.max_tokens + 1)
     if tokens > limits.max_tokens:
         raise LimitExceeded(
