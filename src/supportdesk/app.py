@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         max_directives_per_location=settings.max_directives_per_location,
         max_tokens=settings.max_tokens,
         max_query_bytes=settings.max_query_bytes,
+        max_response_bytes=settings.max_response_bytes,
     )
     executor = DocumentRunner(schema._schema, limits, introspection=settings.introspection)
     limiter = rate_limiter(settings.redis_url, settings.rate_limit_prefix)

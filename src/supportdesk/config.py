@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     # The query text alone (variables apart), refused before it is parsed: parsing holds
     # several times a document's size in memory, where a body only has to be read.
     max_query_bytes: int = Field(default=64 * 1024, ge=1024)
+    # One answer's JSON: past it, one error and no data.
+    max_response_bytes: int = Field(default=10_000_000, ge=1024)
     rate_limit_per_minute: int = Field(default=600, ge=1)
     failed_auth_per_minute: int = Field(default=60, ge=1)
     # Redis keys of the rate limits start with this (several deployments may share a Redis).

@@ -60,6 +60,16 @@ def fuzz_server(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
     yield from _serve(request.param, url, rate_limit_per_minute=1_000_000)
 
 
+SMALL_ANSWER_BYTES = 20_000
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def small_answers_server(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
+    """Answers of at most SMALL_ANSWER_BYTES."""
+    url = request.getfixturevalue(f"{request.param}_url")
+    yield from _serve(request.param, url, max_response_bytes=SMALL_ANSWER_BYTES)
+
+
 @pytest.fixture(scope="session")
 def impatient_server(sqlite_url: str) -> Iterator[RunningServer]:
     """A time-out so short that any query that waits on the database runs over it."""

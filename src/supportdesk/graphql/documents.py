@@ -40,6 +40,7 @@ from supportdesk.graphql.limits import (
     LimitExceeded,
     Limits,
     check_cost,
+    check_response,
     check_shape,
     check_text,
 )
@@ -354,6 +355,15 @@ class DocumentRunner:
         except LimitExceeded as exceeded:
             raise _too_complex(exceeded, **self.cost_extensions(cost)) from None
         return cost
+
+    def check_answer(self, answer: bytes, cost: int) -> bytes:
+        """The answer's JSON, whole; raises RequestError, with no data, when it is larger
+        than an answer may be (a part of it would not be a JSON document)."""
+        try:
+            check_response(len(answer), self.limits)
+        except LimitExceeded as exceeded:
+            raise _too_complex(exceeded, **self.cost_extensions(cost)) from None
+        return answer
 
     def check_variables(self, variables: dict[str, Any] | None, cost: int) -> None:
         _check_variables(variables, self.cost_extensions(cost))

@@ -8,7 +8,8 @@ Fields of introspection (`__schema`, `__type`) do not count towards depth: graph
 MaxIntrospectionDepthRule bounds those, and the standard introspection query nests deeper
 than any API query needs to; a document may hold one `__schema`. Nesting (selection sets and
 fragments inside one another) is bounded too, since validation and execution recurse
-through it. The cost itself is worked out in graphql/cost.py.
+through it. The cost itself is worked out in graphql/cost.py. The query's text and the
+answer are bounded in bytes.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Limits:
     max_tokens: int = 10_000
     max_nesting: int = 64
     max_query_bytes: int = 64 * 1024
+    max_response_bytes: int = 10_000_000
 
 
 MAX_SCHEMA_FIELDS = 1
@@ -273,3 +275,17 @@ def fragments_of(document: DocumentNode) -> dict[str, FragmentDefinitionNode]:
 def check_cost(cost: int, limits: Limits) -> None:
     if cost > limits.max_cost:
         raise _over("cost", "cost", cost, limits.max_cost)
+
+
+def check_response(size: int, limits: Limits) -> None:
+    """Refuse an answer of more bytes than one may have. The cost counts objects, not what
+    they hold: 40 aliases of `events(first: 100) { … data }` cost 8,040 and made 105.7 MB."""
+    maximum = limits.max_response_bytes
+    if size > maximum:
+        raise LimitExceeded(
+            "response_bytes",
+            size,
+            maximum,
+            f"The answer is {size:,} bytes long, over the limit of {maximum:,} by"
+            f" {size - maximum:,}; ask for fewer or smaller items at once.",
+        )

@@ -1,8 +1,9 @@
 """GET and POST /graphql (CONTRACT section 7, the GraphQL-over-HTTP specification).
 
 The order of checks: the method and what the client accepts; authentication and the rate
-limits; the content type and the body's size; then the document, its limits, execution.
-Every method reaches this endpoint, so that each gets a JSON answer (405) of ours.
+limits; the content type and the body's size; then the document, its limits, execution,
+and the answer's size. Every method reaches this endpoint, so that each gets a JSON answer
+(405) of ours.
 """
 
 from __future__ import annotations
@@ -196,7 +197,7 @@ class GraphQLEndpoint:
             return None, replace(ready, plan=None)
         reply.headers.update(self.admission.admitted(request, remembered))
         access_record(request.scope).compiled = True
-        return reply.raw(answer), None
+        return self._answered(reply, answer, ready.cost), None
 
     async def _prepared(
         self, request: Request, payload: GraphQLRequest, principal: Principal
@@ -260,7 +261,7 @@ class GraphQLEndpoint:
                     answer = None  # revoked since the lookup: answered as before it
                 if answer is not None:
                     record.compiled = True
-                    return reply.raw(answer)
+                    return self._answered(reply, answer, ready.cost)
             body = await self._in_time(
                 self.executor.run(
                     ready.prepared, ready.operation, payload.variables, ready.context, ready.cost
@@ -274,7 +275,15 @@ class GraphQLEndpoint:
             spec_status = 400 if reply.media_type == GRAPHQL_RESPONSE else 200
             status = spec_status if error.code in _SPEC_REQUEST_ERRORS else error.status
             return reply(error.body, status)
-        return reply(body)
+        return self._answered(reply, orjson.dumps(body), ready.cost)
+
+    def _answered(self, reply: Reply, answer: bytes, cost: int) -> Response:
+        """Every answer that ran, compiled or the executor's, leaves here: as it is, or, over
+        the size limit, as one error and no data (400, as every limit)."""
+        try:
+            return reply.raw(self.executor.check_answer(answer, cost))
+        except RequestError as refused:
+            return reply(refused.body, refused.status)
 
     async def _compiled_answer(self, ready: _Prepared, payload: GraphQLRequest) -> bytes | None:
         """The whole body of a compiled answer, or None when the executor must answer."""
