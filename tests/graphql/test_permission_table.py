@@ -16,7 +16,7 @@ from graphql import (
     get_named_type,
 )
 
-from supportdesk.auth.permissions import PERMISSIONS
+from supportdesk.auth.permissions import PEOPLE, PERMISSIONS
 from supportdesk.auth.principal import Principal
 from supportdesk.graphql.resolution import refuse_unlisted_roots, resolution_of, root_fields
 from supportdesk.graphql.schema import build_schema
@@ -135,3 +135,29 @@ def test_every_entry_of_the_table_is_guarded_once_the_schema_is_built(
     assert len(entries) > 40
     assert stale == []
     assert unguarded == []
+
+
+def test_every_field_of_a_person_but_anyone_s_is_guarded_by_its_kind_s_scope(
+    schema: GraphQLSchema,
+) -> None:
+    """Deny by default for people: a field added to Contact or Member later is guarded by
+    the scope of its kind until the rule names it as anyone's, wherever the person appears."""
+    info = SimpleNamespace(context=SimpleNamespace(principal=NOBODY))
+    guarded, open_ = {}, []
+    for kind, rule in PEOPLE.items():
+        graphql_type = schema.type_map[kind]
+        assert isinstance(graphql_type, GraphQLObjectType)
+        for name, field in graphql_type.fields.items():
+            resolution = resolution_of(field)
+            assert resolution is not None
+            if name in rule.anyones:
+                open_.append(f"{kind}.{name}")
+                assert resolution.guards == (), name
+                continue
+            assert resolution.guards[0] == rule.required, name
+            assert resolution.shortcut_attribute is None, name
+            guarded[f"{kind}.{name}"] = _refusal(field, info)
+
+    assert sorted(open_) == ["Contact.id", "Member.id", "Member.name"]
+    assert {"Contact.email", "Contact.name", "Member.email", "Member.role"} <= set(guarded)
+    assert set(guarded.values()) == {"FORBIDDEN"}

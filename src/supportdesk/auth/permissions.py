@@ -1,12 +1,16 @@
 """The permission table: every root field, every relation that leads to another resource,
 and every REST operation, mapped to the scopes any one of which allows it (CONTRACT
-sections 2 and 13).
+sections 2 and 13); and the rule for people, which holds wherever a person appears.
 
 Deny by default: the GraphQL schema refuses to start when a root field is missing here,
-and a test fails when a relation to another resource is.
+and a test fails when a relation to another resource is. Every field of a person is the
+rule's but those it names as anyone's.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from supportdesk.auth.principal import Principal
 
@@ -125,8 +129,55 @@ NODE_PERMISSIONS: dict[str, frozenset[str]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class PersonRule:
+    """Who a kind of person is, for any key that meets them; the rest for keys that may
+    read that kind of person."""
+
+    # The scopes any one of which shows every field.
+    required: frozenset[str]
+    # The GraphQL fields any key that reaches the person may read.
+    anyones: frozenset[str]
+
+
+# People (docs/security.md): a contact or a member reached through anything (an issue's
+# assignee, a message's author, an event's data) shows its e-mail and the rest only to
+# a key that may read contacts, or members, respectively. The same rule for every place
+# a person appears, so that no relation of another resource hands them out.
+PEOPLE: dict[str, PersonRule] = {
+    "Contact": PersonRule(_any("contacts:read"), frozenset({"id"})),
+    "Member": PersonRule(_any("members:read"), frozenset({"id", "name"})),
+}
+
+
 def is_allowed(principal: Principal, required: frozenset[str]) -> bool:
     """Whether the principal may use a field guarded by `required`."""
     if required is ANY_STANDARD_KEY or not required:
         return not principal.is_legacy
     return principal.has_any(required)
+
+
+def person_scopes(type_name: str, field: str) -> frozenset[str] | None:
+    """The scopes a field of a person needs: None for a field any key that reaches the
+    person may read, and for every field of anything else."""
+    rule = PEOPLE.get(type_name)
+    if rule is None or field in rule.anyones:
+        return None
+    return rule.required
+
+
+def guards_of(
+    type_name: str, field: str, table: Mapping[str, frozenset[str]] = PERMISSIONS
+) -> tuple[frozenset[str], ...]:
+    """Every set of scopes `type_name.field` needs one of, in the order they are checked:
+    the person rule's, then the table's (a contact's `account` needs both)."""
+    found = (person_scopes(type_name, field), table.get(f"{type_name}.{field}"))
+    return tuple(required for required in found if required is not None)
+
+
+def refusal(principal: Principal, guards: tuple[frozenset[str], ...]) -> frozenset[str] | None:
+    """The first of `guards` the principal does not meet; None when it meets them all."""
+    for required in guards:
+        if not is_allowed(principal, required):
+            return required
+    return None

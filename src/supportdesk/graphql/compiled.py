@@ -44,7 +44,7 @@ from graphql import (
 from graphql.execution.values import get_argument_values, get_variable_values
 
 from supportdesk.auth.authenticate import key_check_parameters
-from supportdesk.auth.permissions import PERMISSIONS, is_allowed
+from supportdesk.auth.permissions import PERMISSIONS, guards_of, is_allowed, refusal
 from supportdesk.auth.principal import Principal
 from supportdesk.db.answers import MAX_KEYS
 from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
@@ -232,8 +232,9 @@ class _Walk:
             allowed = RELATION_ARGUMENTS.get((parent.name, name), frozenset())
         else:
             raise _NotCompiled
-        required = PERMISSIONS.get(f"{parent.name}.{name}")
-        if required is not None and not is_allowed(self.principal, required):
+        # A field the key may not read (a person's e-mail included) is the executor's:
+        # it answers null there with FORBIDDEN.
+        if refusal(self.principal, guards_of(parent.name, name)) is not None:
             raise _NotCompiled
         arguments = frozenset(argument.name.value for argument in nodes[0].arguments or ())
         if not arguments <= allowed:

@@ -22,12 +22,17 @@ if TYPE_CHECKING:
     from supportdesk.graphql.issues import Issue
 
 
-@strawberry.type(description="A person who asks for help; one per e-mail address in a workspace.")
+@strawberry.type(
+    description="A person who asks for help; one per e-mail address in a workspace. A key "
+    "without `contacts:read` that meets one (a message's author) reads its `id` only: the "
+    "other fields answer null with FORBIDDEN."
+)
 class Contact(Node):
-    email: str
+    # Nullable: null, with FORBIDDEN at its path, for a key that may not read contacts.
+    email: str | None
     name: str | None
-    created_at: datetime
-    updated_at: datetime
+    created_at: datetime | None
+    updated_at: datetime | None
     account_id: strawberry.Private[str | None]
 
     @strawberry.field(description="The account (company) the contact belongs to, if any.")

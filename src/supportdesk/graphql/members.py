@@ -16,13 +16,17 @@ from supportdesk.graphql.pagination import Connection, connection_of
 
 @strawberry.type(
     description="A person of the workspace. Admins log in to the settings page; agents "
-    "work issues. Issues are assigned to members or machine users."
+    "work issues. Issues are assigned to members or machine users. A key without "
+    "`members:read` that meets one (an assignee, a message's author) reads `id` and `name`: "
+    "the other fields answer null with FORBIDDEN."
 )
 class Member(Node):
-    email: str
+    # Nullable but `name`: null, with FORBIDDEN at its path, for a key that may not read
+    # members.
+    email: str | None
     name: str
-    role: str = strawberry.field(description="`admin` or `agent`.")
-    created_at: datetime
+    role: str | None = strawberry.field(description="`admin` or `agent`.")
+    created_at: datetime | None
 
     @classmethod
     def of(cls, member: members.Member) -> Member:

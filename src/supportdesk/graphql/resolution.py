@@ -10,9 +10,10 @@ For every field of every object type, `resolve_fields` picks one way and install
 - **strawberry**: any other resolver keeps Strawberry's wrapper, as does every field of a
   schema with exception handlers (they run inside that wrapper).
 
-A field of the permission table is then guarded, whatever its way: the guard wraps the
-resolver installed here, and a guarded field is never read by the shortcut. The choice is
-kept in the field's `extensions` under `RESOLUTION`, which is what the shortcut reads.
+A field of the permission table, and a field of a person beyond those anyone may read
+(`PEOPLE`), is then guarded, whatever its way: the guard wraps the resolver installed here,
+and a guarded field is never read by the shortcut. The choice is kept in the field's
+`extensions` under `RESOLUTION`, which is what the shortcut reads.
 
 This reads Strawberry's field definitions (`base_resolver`, `arguments`, the converter's
 scalar registry): `pyproject.toml` pins Strawberry's minor version for it.
@@ -33,7 +34,7 @@ from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.base import StrawberryMaybe, StrawberryOptional
 from strawberry.types.field import StrawberryField
 
-from supportdesk.auth.permissions import is_allowed
+from supportdesk.auth.permissions import guards_of, refusal
 from supportdesk.graphql.errors import forbidden
 
 RESOLUTION = "supportdesk.resolution"
@@ -53,13 +54,16 @@ class Resolution:
     how: How
     # The Python attribute an ATTRIBUTE field reads.
     attribute: str | None = None
-    # The scopes the guard asks for (any one of them); None when the field is not guarded.
+    # The scopes the permission table asks for (any one of them); None when it has no entry.
     required: frozenset[str] | None = None
+    # Every set of scopes the guard asks for one of, in order: the person rule's (for a
+    # contact's or member's field not anyone's), then the table's. Empty: no guard.
+    guards: tuple[frozenset[str], ...] = ()
 
     @property
     def shortcut_attribute(self) -> str | None:
         """The attribute the execution shortcut may read itself: unguarded fields only."""
-        return self.attribute if self.how is How.ATTRIBUTE and self.required is None else None
+        return self.attribute if self.how is How.ATTRIBUTE and not self.guards else None
 
 
 def resolution_of(field: GraphQLField) -> Resolution | None:
@@ -82,8 +86,8 @@ def refuse_unlisted_roots(schema: GraphQLSchema, permissions: Mapping[str, froze
 def resolve_fields(
     schema: strawberry.Schema, permissions: Mapping[str, frozenset[str]]
 ) -> dict[str, Resolution]:
-    """Install each field's resolver, guarded when `permissions` lists it, in one pass;
-    returns the table by `Type.field`."""
+    """Install each field's resolver, guarded when `permissions` lists it or it is a
+    person's that not anyone may read, in one pass; returns the table by `Type.field`."""
     graphql_schema = schema._schema
     converter = schema.schema_converter
     plain_allowed = not converter.exception_handlers
@@ -97,10 +101,11 @@ def resolve_fields(
             coordinate = f"{graphql_type.name}.{name}"
             definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
             resolution, resolve = _way(field, definition, plain_allowed, scalars, schema.config)
-            required = permissions.get(coordinate)
-            if required is not None:
-                resolution = Resolution(resolution.how, resolution.attribute, required)
-                resolve = _guarded(resolve, required)
+            guards = guards_of(graphql_type.name, name, permissions)
+            if guards:
+                required = permissions.get(coordinate)
+                resolution = Resolution(resolution.how, resolution.attribute, required, guards)
+                resolve = _guarded(resolve, guards)
             field.resolve = resolve
             field.extensions = {**(field.extensions or {}), RESOLUTION: resolution}
             table[coordinate] = resolution
@@ -173,11 +178,12 @@ def _direct(field: StrawberryField, config: StrawberryConfig) -> Resolver:
     return resolve
 
 
-def _guarded(resolve: Resolver, required: frozenset[str]) -> Resolver:
+def _guarded(resolve: Resolver, guards: tuple[frozenset[str], ...]) -> Resolver:
     def guarded(source: Any, info: Any, **arguments: Any) -> Any:
         principal = info.context.principal
-        if not is_allowed(principal, required):
-            raise forbidden(required, principal.is_legacy)
+        lacking = refusal(principal, guards)
+        if lacking is not None:
+            raise forbidden(lacking, principal.is_legacy)
         return resolve(source, info, **arguments)
 
     return guarded

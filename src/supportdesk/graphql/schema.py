@@ -1,5 +1,6 @@
 """The schema, joined once from each area's queries and mutations; `resolution.py` then
-installs each field's resolver and the permission table's guards."""
+installs each field's resolver and the guards of the permission table and of the
+person rule."""
 
 from __future__ import annotations
 
