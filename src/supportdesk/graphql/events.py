@@ -37,11 +37,16 @@ class Event:
     actor: EventActor
     data: JSON = strawberry.field(
         description="The objects after the change, in the API's field names; for `*.updated`"
-        " also `changes: {field: {from, to}}`."
+        " also `changes: {field: {from, to}}`. A contact or member in it shows only what"
+        " the key may read of them: `id` of a contact without `contacts:read`, `id` and"
+        " `name` of a member without `members:read`."
     )
 
     @classmethod
-    def of(cls, event: events.Event) -> Event:
+    def seen_by(cls, event: events.Event, scopes: frozenset[str]) -> Event:
+        """The event as a key holding `scopes` may see it: every way into the log shows
+        people under the same rule as the API's objects."""
+        event = events.as_seen_by(event, scopes)
         actor = event.actor
         return cls(
             id=strawberry.ID(event.id),
@@ -106,10 +111,11 @@ class EventQueries:
         page = await context.db.read_with(
             queries.list_events, context.workspace_id, request, types, since
         )
+        scopes = context.principal.scopes
         return connection_of(
             context.cursors,
             page,
-            [Event.of(event) for event in page.items],
+            [Event.seen_by(event, scopes) for event in page.items],
             lambda: context.db.read_with(queries.count_events, context.workspace_id, types, since),
             cursor_key=queries.cursor_key,
         )

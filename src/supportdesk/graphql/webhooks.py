@@ -59,7 +59,7 @@ class WebhookDelivery(Node):
         if needed not in info.context.principal.scopes:
             raise forbidden(frozenset({needed}), info.context.principal.is_legacy)
         found = await info.context.loaders.event.load(self.delivery.event_id)
-        return Event.of(found) if found else None
+        return Event.seen_by(found, info.context.principal.scopes) if found else None
 
     @classmethod
     def of(cls, delivery: models.WebhookDelivery) -> WebhookDelivery:

@@ -19,6 +19,7 @@ from supportdesk.domain.events.log import (
     record_events,
     subscribes,
 )
+from supportdesk.domain.events.visibility import as_seen_by
 
 __all__ = [
     "EVENT_COUNTER",
@@ -29,6 +30,7 @@ __all__ = [
     "Event",
     "EventCounter",
     "actor_of",
+    "as_seen_by",
     "read_scope",
     "readable_types",
     "record_events",
