@@ -977,7 +977,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1037,7 +1036,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1111,7 +1109,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1469,7 +1466,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1546,7 +1542,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1783,7 +1778,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1857,7 +1851,6 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id

@@ -52,10 +52,10 @@ class AuditEventFields(BaseModel):
 
 class ContactFields(BaseModel):
     id: str
-    email: str
+    email: Optional[str]
     name: Optional[str]
-    created_at: datetime
-    updated_at: datetime
+    created_at: Optional[datetime]
+    updated_at: Optional[datetime]
 
 
 class EventFields(BaseModel):
@@ -114,7 +114,6 @@ class IssueDetailsAssigneeMember(BaseModel):
     typename__: Literal["Member"] = Field(alias="__typename")
     id: str
     name: str
-    email: str
 
 
 class IssueDetailsAssigneeMachineUser(BaseModel):
@@ -139,10 +138,10 @@ class MachineUserFields(BaseModel):
 
 class MemberFields(BaseModel):
     id: str
-    email: str
+    email: Optional[str]
     name: str
-    role: str
-    created_at: datetime
+    role: Optional[str]
+    created_at: Optional[datetime]
 
 
 class MessageFields(BaseModel):

@@ -977,7 +977,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1037,7 +1036,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1111,7 +1109,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1467,7 +1464,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1544,7 +1540,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1779,7 +1774,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
@@ -1853,7 +1847,6 @@ class SyncGraphQLClient(SyncBaseClient):
                 ... on Member {
                   id
                   name
-                  email
                 }
                 ... on MachineUser {
                   id
