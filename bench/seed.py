@@ -27,12 +27,13 @@ from supportdesk.auth.scopes import PRESETS
 from supportdesk.config import normalise_database_url
 from supportdesk.db import Database
 from supportdesk.db.migrate import upgrade
+from supportdesk.db.search import WORKSPACE_COLUMN, workspace_token
 from supportdesk.db.tables import metadata
 from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.ids import CROCKFORD, PREFIXES
 from supportdesk.domain.workspaces import init_workspace
 
-SEED_VERSION = 3  # 3: words for the issue search, and the issues' full-text index
+SEED_VERSION = 4  # 4: the workspace's token in SQLite's full-text rows
 SEED_TABLE = "bench_seed"
 CHUNK = 20_000
 LONG_THREAD = 120  # messages of the issues that messages(first: 100) reads
@@ -385,7 +386,10 @@ class SqliteStore:
         return int(last.fetchone()[0]) + 1
 
     async def index_issues(self, workspace_id: str, chunk: Thread) -> None:
-        await self.copy("issues_fts", ("rowid", "subject", "body"), chunk.index)
+        # The workspace's token in its column, as the product's writers index a row.
+        token = workspace_token(workspace_id)
+        rows = [(*row, token) for row in chunk.index]
+        await self.copy("issues_fts", ("rowid", "subject", "body", WORKSPACE_COLUMN), rows)
 
     async def analyse(self) -> None:
         self.connection.execute("ANALYZE")
@@ -741,10 +745,14 @@ async def _copy_articles(store: Store, names: list[str], rows: list[tuple[Any, .
         first = int(await store.value("SELECT coalesce(max(search_rowid), 0) FROM articles")) + 1
         rows = [(*row[:at], first + n, *row[at + 1 :]) for n, row in enumerate(rows)]
     await store.copy("articles", names, rows)
-    if "articles_fts" in await store.tables() and {"search_rowid", "title", "body"} <= set(names):
-        positions = [names.index(n) for n in ("search_rowid", "title", "body")]
-        index_rows = [tuple(row[p] for p in positions) for row in rows]
-        await store.copy("articles_fts", ("rowid", "title", "body"), index_rows)
+    indexed = ("search_rowid", "title", "body", "workspace_id")
+    if "articles_fts" in await store.tables() and set(indexed) <= set(names):
+        positions = [names.index(n) for n in indexed]
+        index_rows = [
+            (*(row[p] for p in positions[:-1]), workspace_token(row[positions[-1]])) for row in rows
+        ]
+        columns = ("rowid", "title", "body", WORKSPACE_COLUMN)
+        await store.copy("articles_fts", columns, index_rows)
 
 
 async def seed(
