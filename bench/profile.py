@@ -79,7 +79,7 @@ PARTS = (
     ("dispatcher: reading the endpoints of handed-over deliveries", "load", "/dispatch/queue.py"),
     ("dispatcher: attempts", "Dispatcher._attempt", "/dispatch/"),
     ("  signing", "signed_headers", "/dispatch/signing.py"),
-    ("  the POST (http1)", "Sender.post", "/dispatch/sender.py"),
+    ("  the POST (aiohttp)", "Client.post", "/dispatch/client.py"),
     ("dispatcher: writing outcomes", "write_outcomes", "/dispatch/outcomes.py"),
 )
 

@@ -12,12 +12,8 @@ LISTEN/NOTIFY: on PostgreSQL a NOTIFY takes a database-wide lock at commit, seri
 commits of every writing transaction of the deployment (each mutation queues deliveries),
 and SQLite has nothing like it; a poll is one indexed read.
 
-Attempts run concurrently, up to a bound, while the loop keeps taking new work, so a slow
-receiver (up to the time-out) holds one slot, not the queue. An attempt is no task: it is
-started by a call and ends in a callback (sender.py), which records its outcome where the
-answer is read. A loop busy with requests turns some 15 to 20 times a second; an attempt
-that waited for a turn at each of its steps (its request written, its answer read, its
-place given to the next) fell ever further behind the commits that queued it.
+Attempts run concurrently, a task each, up to a bound, while the loop keeps taking new
+work, so a slow receiver (up to the time-out) holds one slot, not the queue.
 
 Once an hour, and at start, events and deliveries past retention are removed. Errors are
 logged and the loop goes on; a delivery whose attempt was cut short is due again when its
@@ -40,8 +36,8 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.outbox import HandedOver
 from supportdesk.dispatch import outcomes, queue
+from supportdesk.dispatch.client import Client, Reply
 from supportdesk.dispatch.recorder import OutcomeRecorder
-from supportdesk.dispatch.sender import Reply, Sender
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
 from supportdesk.domain.clock import now
 from supportdesk.domain.events.retention import remove_expired
@@ -49,9 +45,7 @@ from supportdesk.observability.metrics import DeliveryMetrics
 
 logger = logging.getLogger("supportdesk.dispatch")
 
-# Attempts started and not finished; at most PER_RECEIVER (sender.py) of them to one host
-# at once, the rest wait there. A waiting attempt costs a few hundred bytes; a busy loop
-# takes new work every few turns, and must take a few turns' worth each time.
+# Attempts started and not finished.
 CONCURRENCY = 256
 POLL_SECONDS = 0.25
 # After a wake-up, how long commits may gather before their deliveries are started or the
@@ -65,9 +59,6 @@ GATHER_SECONDS = 0.05
 CLEANUP_SECONDS = 3600.0
 STOP_GRACE_SECONDS = 5.0
 OPENED_SECRETS_KEPT = 1024
-# An attempt starts no later than this long plus the time-out before its lease ends, so that
-# its outcome is written while the lease still holds (written every 0.2 s, recorder.py).
-LEASE_MARGIN_SECONDS = 5.0
 # How often the metrics' ages of the oldest pending deliveries are read (when metrics are on).
 WAITING_SECONDS = 15.0
 # After an unexpected error, before trying again: a broken database is not hammered.
@@ -95,7 +86,7 @@ class Dispatcher:
         self._metrics = metrics
         self._box: SecretBox | None = None
         self._opened: dict[str, bytes] = {}  # sealed secret -> its bytes, for signing
-        self._sender: Sender | None = None
+        self._client: Client | None = None
         self._recorder = OutcomeRecorder(db, settings.webhook_retry_schedule)
         self._woken = asyncio.Event()
         self._stopping = False
@@ -105,7 +96,7 @@ class Dispatcher:
         self._in_flight = 0
         self._none_in_flight = asyncio.Event()
         self._none_in_flight.set()
-        self._giving_up: set[asyncio.Task[None]] = set()
+        self._attempts: set[asyncio.Task[None]] = set()
         self._takes = False  # whether this process's commits hand their deliveries to it
         self._handed: list[HandedOver] = []
         # What commits handed over since the loop last looked, and whether the loop was
@@ -117,10 +108,8 @@ class Dispatcher:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._sender = Sender(
-            self._settings.webhook_timeout_seconds,
-            self._settings.webhook_allow_private,
-            self._concurrency,
+        self._client = Client(
+            self._settings.webhook_timeout_seconds, self._settings.webhook_allow_private
         )
         if self._db.deliveries_lease is None:  # the first dispatcher of the process takes them
             self._db.deliveries_lease = timedelta(seconds=self._settings.webhook_lease_seconds)
@@ -179,19 +168,17 @@ class Dispatcher:
         await asyncio.wait([deliver, *others], timeout=grace)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._none_in_flight.wait(), grace)
-        self._abandoned = True
-        if self._sender is not None:  # nothing more leaves: its outcome would not be recorded
-            self._sender.abandon()
-        for task in (deliver, *self._giving_up):
+        self._abandoned = True  # what is still under way is cut short, and not recorded
+        for task in (deliver, *self._attempts):
             task.cancel()
-        await asyncio.gather(deliver, *others, *self._giving_up, return_exceptions=True)
+        await asyncio.gather(deliver, *others, *self._attempts, return_exceptions=True)
         try:  # outcomes not yet written; one left unwritten is retried after its lease
             await asyncio.wait_for(self._recorder.drain(), grace)
         except TimeoutError:
             logger.warning("Some webhook outcomes were not written before stopping.")
             await self._recorder.stop()
-        if self._sender is not None:
-            await self._sender.aclose()
+        if self._client is not None:
+            await self._client.close()
 
     async def _deliver(self) -> None:
         # The queue is looked at on start, at least once a poll's time (commits that keep
@@ -261,25 +248,38 @@ class Dispatcher:
     def _start(self, due: queue.Due) -> None:
         self._in_flight += 1
         self._none_in_flight.clear()
+        attempt = asyncio.create_task(self._attempt(due))
+        self._attempts.add(attempt)
+        attempt.add_done_callback(self._attempts.discard)
+
+    async def _attempt(self, due: queue.Due) -> None:
+        """Send one delivery and record what came of it (written with others shortly,
+        recorder.py); a delivery that cannot be sent fails unsent."""
         try:
-            self._send(due)
+            if not due.enabled or due.body is None:
+                disabled = not due.enabled
+                reason = outcomes.ENDPOINT_DISABLED if disabled else outcomes.EVENT_NOT_KEPT
+                await outcomes.give_up(self._db, due, reason)
+                return
+            started = now()
+            reply = await self._send(due, started)
+            if self._abandoned:
+                return  # retried when its lease runs out
+            status = self._recorder.record(outcomes.Attempt(due, reply, started))
+            if self._metrics is not None:
+                self._metrics.attempted(_outcome_name(reply, status))
+            self._log(due, reply, status)
         except Exception:
             logger.exception(
                 "A webhook attempt failed unexpectedly; it is retried when its lease runs out.",
                 extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
             )
-            self._finished()
+        finally:
+            if not self._abandoned:
+                self._finished()
 
-    def _send(self, due: queue.Due) -> None:
-        """Start the attempt; its end is `_replied` (or `_give_up`), unless this raises."""
-        if not due.enabled or due.body is None:
-            reason = outcomes.ENDPOINT_DISABLED if not due.enabled else outcomes.EVENT_NOT_KEPT
-            giving_up = asyncio.create_task(self._give_up(due, reason))
-            self._giving_up.add(giving_up)
-            giving_up.add_done_callback(self._giving_up.discard)
-            return
-        assert self._sender is not None
-        started = now()
+    async def _send(self, due: queue.Due, started: datetime) -> Reply:
+        assert self._client is not None and due.body is not None
         try:
             keys = signing_keys(
                 self._open,
@@ -290,59 +290,10 @@ class Dispatcher:
             )
         except SecretBoxError:
             # Not the receiver's fault, but nothing unsigned ever leaves: retried later.
-            failed = Reply(None, "the signing secret could not be opened (server key)", 0)
-            self._replied(due, started, failed)
-            return
-        event, event_id = due.body, due.event_id
-
-        def signed() -> tuple[dict[str, str], bytes]:
-            # When the attempt has its place at the receiver: the timestamp is its own.
-            body = body_bytes(event)
-            return signed_headers(event_id, int(time.time()), body, keys), body
-
-        def replied(reply: Reply | None) -> None:
-            self._replied(due, started, reply)
-
-        start_by = time.monotonic() + self._start_within(due, started)
-        self._sender.send(due.url, signed, replied, start_by)
-
-    def _replied(self, due: queue.Due, started: datetime, reply: Reply | None) -> None:
-        """An attempt's end, where its answer was read: its outcome is recorded (written
-        with others shortly, recorder.py) and its slot is free."""
-        if self._abandoned:
-            return  # retried when its lease runs out
-        try:
-            if reply is None:
-                # Its receiver's places stayed taken (slow answers): nothing was sent, and
-                # the delivery is due for any dispatcher when its lease runs out.
-                logger.info(
-                    "A webhook attempt waited too long for its receiver; left to its lease.",
-                    extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
-                )
-            else:
-                status = self._recorder.record(outcomes.Attempt(due, reply, started))
-                if self._metrics is not None:
-                    self._metrics.attempted(_outcome_name(reply, status))
-                self._log(due, reply, status)
-        except Exception:
-            logger.exception(
-                "A webhook attempt failed unexpectedly; it is retried when its lease runs out.",
-                extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
-            )
-        finally:
-            self._finished()
-
-    async def _give_up(self, due: queue.Due, reason: str) -> None:
-        try:
-            await outcomes.give_up(self._db, due, reason)
-        except Exception:
-            logger.exception(
-                "Recording a webhook delivery that cannot be sent failed; tried again later.",
-                extra={"fields": {"delivery": due.delivery_id, "endpoint": due.endpoint_id}},
-            )
-        finally:
-            if not self._abandoned:
-                self._finished()
+            return Reply(None, "the signing secret could not be opened (server key)", 0)
+        body = body_bytes(due.body)
+        headers = signed_headers(due.event_id, int(time.time()), body, keys)
+        return await self._client.post(due.url, headers, body)
 
     def _finished(self) -> None:
         was_full = self._in_flight >= self._concurrency
@@ -351,16 +302,6 @@ class Dispatcher:
             self._woken.set()
         if not self._in_flight:
             self._none_in_flight.set()
-
-    def _start_within(self, due: queue.Due, moment: datetime) -> float:
-        """Seconds this attempt may wait for its place at the receiver. Another dispatcher
-        may take the delivery once its lease ends: the attempt must have had its answer, and
-        its outcome written, by then. A lease too short for any of that (shorter than the
-        time-out and margin: a test's setting) leaves the first half of it, as for
-        deliveries waiting for a slot."""
-        lease_left = (due.lease_until - moment).total_seconds()
-        room = lease_left - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
-        return room if room > 0 else lease_left / 2
 
     async def _load_box(self) -> None:
         # Until a server key is there (PostgreSQL without one), every batch looks again.

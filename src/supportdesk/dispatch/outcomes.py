@@ -22,9 +22,9 @@ from sqlalchemy import bindparam, func, literal, or_, update
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
+from supportdesk.dispatch.client import Reply
 from supportdesk.dispatch.queue import Due
 from supportdesk.dispatch.schedule import next_wait
-from supportdesk.dispatch.sender import Reply
 from supportdesk.domain import audit
 from supportdesk.domain.audit import SYSTEM_ACTOR
 from supportdesk.domain.clock import now

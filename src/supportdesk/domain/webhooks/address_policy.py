@@ -6,9 +6,10 @@ private network behind it. By default only `https` to public addresses; `allow_p
 (SUPPORTDESK_WEBHOOK_ALLOW_PRIVATE) opens `http`, loopback and private ranges for
 self-hosted networks, but never link-local, multicast, unspecified or reserved addresses.
 
-The URL is checked when it is saved and the host resolved again before every attempt: the
-dispatcher connects to exactly the addresses `resolve_checked` returned, so a name that
-resolves to something else a moment later (DNS rebinding) gains nothing.
+The URL is checked when it is saved, and its host resolved and checked again whenever the
+dispatcher opens a connection (its HTTP client's resolver, dispatch/client.py): it connects
+to exactly the addresses `resolve_checked` returned, so a name that resolves to something
+else a moment later (DNS rebinding) gains nothing.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ class UnsafeUrl(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class Unresolvable(UnsafeUrl):
+    """The URL's host has no address (at this moment): nothing to check, nowhere to send."""
+
+    def __init__(self) -> None:
+        super().__init__("the URL's host does not resolve")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +182,11 @@ async def _resolve(host: str, port: int) -> list[Address]:
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):  # gaierror is an OSError; UnicodeError from bad IDN labels
-        raise UnsafeUrl("the URL's host does not resolve") from None
+        raise Unresolvable() from None
     # Deduplicated in resolver order; the dispatcher tries them in that order.
     addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0]) for info in infos))
     if not addresses:
-        raise UnsafeUrl("the URL's host does not resolve")
+        raise Unresolvable()
     return addresses
 
 
