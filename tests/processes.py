@@ -20,6 +20,8 @@ import httpx
 from tests.tenancy import SUBPROCESS_STATEMENTS
 
 SUPPORTDESK = Path(sys.executable).parent / "supportdesk"
+# How the dispatcher `serve` starts is named on its command line.
+DISPATCHER = b"supportdesk.dispatch.role"
 
 
 def free_port() -> int:
@@ -120,18 +122,25 @@ class ServeProcess:
 
     def worker_pids(self) -> list[int]:
         """The worker processes of a supervisor (`--workers` > 1); not multiprocessing's
-        resource tracker, its other child."""
+        resource tracker, nor the dispatcher, its other children."""
+        return [pid for pid in self._children() if b"spawn_main" in _command_line(pid)]
+
+    def dispatcher_pids(self) -> list[int]:
+        """The supervisor's dispatcher process (a list: none, or one)."""
+        return [pid for pid in self._children() if DISPATCHER in _command_line(pid)]
+
+    def _children(self) -> list[int]:
         children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
         try:
-            pids = [int(pid) for pid in children.read_text().split()]
+            return [int(pid) for pid in children.read_text().split()]
         except FileNotFoundError:
             return []
-        return [pid for pid in pids if b"spawn_main" in _command_line(pid)]
 
     def kill(self) -> None:
-        """SIGKILL, as a crash: no clean-up of any kind."""
+        """SIGKILL to it and its children (workers, dispatcher), as a crash: no clean-up of
+        any kind."""
         assert self.process is not None
-        self.process.kill()
+        os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
     def terminate(self) -> None:

@@ -19,6 +19,7 @@ from supportdesk.app import create_app
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.migrate import upgrade
+from supportdesk.dispatch.role import deliver_until
 from supportdesk.server import proxy_options
 from tests.tenancy import is_confined
 
@@ -114,6 +115,12 @@ class RunningServer:
         self.app = create_app(self.settings, self.db)
         self.statements = StatementCounter()
         self.statements.attach(self.db)
+        # As `serve` runs a dispatcher process beside its workers: the same role, in a thread.
+        self.dispatcher = (
+            DispatcherThread(self.settings, self.statements)
+            if self.settings.webhook_dispatch
+            else None
+        )
         # IPPROTO_TCP named explicitly: asyncio turns on TCP_NODELAY only for sockets whose
         # proto says TCP, and without it every keep-alive answer waits ~40 ms on delayed ACKs.
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -144,6 +151,8 @@ class RunningServer:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("the test server did not start")
             time.sleep(0.02)
+        if self.dispatcher is not None:
+            self.dispatcher.start()
         return self
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
@@ -152,5 +161,32 @@ class RunningServer:
 
     def stop(self) -> None:
         RUNNING.remove(self)
+        if self.dispatcher is not None:
+            self.dispatcher.stop()
         self._server.should_exit = True
         self._thread.join(timeout=15)
+
+
+class DispatcherThread:
+    """The dispatcher role (dispatch/role.py) in a thread: its own event loop and its own
+    database connections, as the process `serve` starts has; its statements are counted
+    and checked with the server's."""
+
+    def __init__(self, settings: Settings, statements: StatementCounter) -> None:
+        self.settings = settings
+        self.db = Database(settings.database_url, TEST_POOL_SIZE)
+        statements.attach(self.db)
+        self.loop = asyncio.new_event_loop()
+        self._stopped = asyncio.Event()
+        self._thread = threading.Thread(target=self._deliver, daemon=True)
+
+    def _deliver(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(deliver_until(self._stopped, self.settings, self.db))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self._stopped.set)
+        self._thread.join(timeout=30)

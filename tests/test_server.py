@@ -41,7 +41,7 @@ def _postgresql_allows(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
 def test_the_warning_counts_every_connection_of_every_worker(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    settings = Settings(database_url="postgresql://h/db", db_pool_size=2)
+    settings = Settings(database_url="postgresql://h/db", db_pool_size=2, webhook_dispatch=False)
 
     _postgresql_allows(monkeypatch, 12)
     assert connection_budget_warning(settings, workers=2) is None
@@ -53,9 +53,23 @@ def test_the_warning_counts_every_connection_of_every_worker(
     )
 
 
+def test_the_warning_counts_the_dispatcher_as_one_more_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = Settings(database_url="postgresql://h/db", db_pool_size=2)
+
+    _postgresql_allows(monkeypatch, 18)
+    assert connection_budget_warning(settings, workers=2) is None
+
+    _postgresql_allows(monkeypatch, 17)
+    warning = connection_budget_warning(settings, workers=2)
+    assert warning is not None
+    assert warning.startswith("3 processes (2 workers and a dispatcher) x 6 connections = 18,")
+
+
 def test_serve_warns_when_its_workers_could_exhaust_postgresql(postgresql_url: str) -> None:
-    modest = Settings(database_url=postgresql_url, db_pool_size=2)
-    greedy = Settings(database_url=postgresql_url, db_pool_size=10_000)
+    modest = Settings(database_url=postgresql_url, db_pool_size=2, webhook_dispatch=False)
+    greedy = Settings(database_url=postgresql_url, db_pool_size=10_000, webhook_dispatch=False)
 
     assert connection_budget_warning(modest, workers=2) is None
     warning = connection_budget_warning(greedy, workers=2)

@@ -13,7 +13,6 @@ from starlette.routing import Mount, Route
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.dispatch import Dispatcher
 from supportdesk.domain.webhooks.endpoints import EndpointPolicy
 from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.documents import DocumentRunner
@@ -27,7 +26,7 @@ from supportdesk.http.metrics import metrics
 from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
 from supportdesk.observability.exposition import metrics_enabled
-from supportdesk.observability.metrics import DeliveryMetrics, RequestMetrics, watch_database
+from supportdesk.observability.metrics import RequestMetrics, watch_database
 from supportdesk.rest import rest_mount
 from supportdesk.web import settings_app
 
@@ -55,22 +54,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     if request_metrics is not None:
         watch_database(database)
 
-    delivery_metrics = DeliveryMetrics() if measured else None
-
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # Every serving process delivers webhooks unless told not to (CONTRACT section 11),
-        # on its own loop: one dispatcher for each time the app starts.
-        dispatcher = (
-            Dispatcher(database, settings, server_key, metrics=delivery_metrics)
-            if settings.webhook_dispatch
-            else None
-        )
-        if dispatcher is not None:
-            await dispatcher.start()
+        # Webhooks are not delivered here: a dispatcher process does it (dispatch/role.py).
         yield
-        if dispatcher is not None:
-            await dispatcher.stop()
         await limiter.close()
         await database.dispose()
         if app.state.tracing is not None:

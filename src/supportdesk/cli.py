@@ -239,10 +239,12 @@ def serve(
 @main.command()
 @database_option
 def dispatch(database_url: str | None) -> None:
-    """Deliver webhooks, without serving the API, until SIGTERM or SIGINT (for deployments
-    whose `serve` processes run with SUPPORTDESK_WEBHOOK_DISPATCH=false)."""
+    """Deliver webhooks, without serving the API, until SIGTERM or SIGINT: the role `serve`
+    runs beside its workers, alone (e.g. on other cores or machines, for `serve` processes
+    run with SUPPORTDESK_WEBHOOK_DISPATCH=false)."""
     import logging.config
 
+    from supportdesk.dispatch import role
     from supportdesk.logs import logging_config
 
     if database_url:
@@ -250,37 +252,8 @@ def dispatch(database_url: str | None) -> None:
     settings = _served_settings()
     logging.config.dictConfig(logging_config(json_lines=settings.log_json))
     click.echo("supportdesk delivering webhooks (SIGTERM or Ctrl-C stops)", err=True)
-    # The event loop serve runs on (uvicorn picks uvloop): a delivery is mostly socket work.
-    with _clear_errors(), asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        runner.run(_dispatch_until_stopped(settings))
-
-
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    try:
-        import uvloop
-    except ImportError:  # not on Windows
-        return None
-    return uvloop.new_event_loop
-
-
-async def _dispatch_until_stopped(settings: Settings) -> None:
-    import signal
-
-    from supportdesk.auth.server_key import ServerKey
-    from supportdesk.dispatch import Dispatcher
-
-    db = Database(settings.database_url, settings.db_pool_size)
-    stopped = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopped.set)
-    dispatcher = Dispatcher(db, settings, ServerKey(settings.secret_key, db))
-    try:
-        await dispatcher.start()
-        await stopped.wait()
-        await dispatcher.stop()
-    finally:
-        await db.dispose()
+    with _clear_errors():
+        role.run(settings)
 
 
 @main.command("secret-key")

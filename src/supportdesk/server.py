@@ -1,15 +1,18 @@
 """Running the service: `supportdesk serve` (docs/deploy.md).
 
-One process, or N worker processes sharing one port (a socket each, SO_REUSEPORT) under a
-supervisor that starts another worker when one dies. Each worker is stateless: the database
-holds the data and, with several processes, Redis holds the rate limits. SIGTERM (or Ctrl-C)
-stops taking connections, lets the requests in flight finish (each is bounded by the
-request time-out), then closes.
+N worker processes sharing one port (a socket each, SO_REUSEPORT) and one dispatcher
+process that delivers the webhooks (dispatch/role.py), under a supervisor that starts
+another when one dies, after a pause that grows while they keep dying. Each worker is
+stateless: the database holds the data and, with several processes, Redis holds the rate
+limits. SIGTERM (or Ctrl-C) stops taking connections, lets the requests in flight finish
+(each is bounded by the request time-out), then closes. One worker without a dispatcher
+(SUPPORTDESK_WEBHOOK_DISPATCH=false) is served from this process alone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import logging.config
@@ -17,13 +20,14 @@ import multiprocessing
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from multiprocessing.process import BaseProcess
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from supportdesk.config import Settings
 from supportdesk.observability import exposition
@@ -96,19 +100,24 @@ async def _postgres_connection_limit(settings: Settings) -> int:
 
 
 def connection_budget_warning(settings: Settings, workers: int) -> str | None:
-    """A warning when this machine's workers alone could exhaust PostgreSQL's connections."""
+    """A warning when this machine's workers and dispatcher alone could exhaust PostgreSQL's
+    connections. The dispatcher opens its pools as a worker does."""
     if settings.is_sqlite:
         return None
     each = connections_per_worker(settings)
-    wanted = workers * each
+    processes = workers + settings.webhook_dispatch
+    wanted = processes * each
     try:
         limit = asyncio.run(asyncio.wait_for(_postgres_connection_limit(settings), 5))
     except Exception as error:  # the database's readiness is /readyz's business
         return f"Could not read PostgreSQL's max_connections ({type(error).__name__})."
     if wanted <= limit:
         return None
+    who = f"{workers} workers"
+    if processes > workers:
+        who = f"{processes} processes ({who} and a dispatcher)"
     return (
-        f"{workers} workers x {each} connections = {wanted}, more than PostgreSQL allows"
+        f"{who} x {each} connections = {wanted}, more than PostgreSQL allows"
         f" ({limit}): lower SUPPORTDESK_DB_POOL_SIZE or --workers, or raise max_connections"
         " (docs/deploy.md)."
     )
@@ -142,7 +151,7 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     """Serve until SIGTERM or SIGINT; in-flight requests finish first."""
     options = _uvicorn_options(settings)
-    if workers == 1:
+    if workers == 1 and not settings.webhook_dispatch:
         import uvicorn
 
         stop_metrics = _serve_metrics(host, settings.metrics_port)
@@ -153,7 +162,9 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         return
     logging.config.dictConfig(options["log_config"])
     metrics = exposition.metrics_enabled(settings)
-    supervisor = Supervisor(host, port, workers, options, metrics, settings.metrics_port)
+    supervisor = Supervisor(
+        host, port, workers, options, metrics, settings.metrics_port, settings.webhook_dispatch
+    )
     sys.exit(supervisor.run())
 
 
@@ -216,18 +227,83 @@ def _worker(host: str, port: int, options: dict[str, Any], parent: int) -> None:
         sys.exit(STARTUP_FAILURE)
 
 
+# A dead child is started again after FIRST_PAUSE, then twice as long each time it dies
+# again, up to MOST_PAUSE; one that had lived STEADY_SECONDS starts from FIRST_PAUSE again.
+FIRST_PAUSE = 0.5
+MOST_PAUSE = 30.0
+STEADY_SECONDS = 60.0
+# Beyond the workers' graceful shutdown, how long the supervisor waits for its children
+# before it kills those still there.
+STOP_MARGIN_SECONDS = 10.0
+
+
+class _Process(Protocol):
+    """A child as the supervisor sees it: multiprocessing's processes, and `_Command`."""
+
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def exitcode(self) -> int | None: ...
+    def is_alive(self) -> bool: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def kill(self) -> None: ...
+
+
+class _Command:
+    """A child started as a command line: the dispatcher (`ps` shows it as one)."""
+
+    def __init__(self, arguments: list[str]) -> None:
+        self._popen = subprocess.Popen(arguments)  # noqa: S603 (our own command line)
+
+    @property
+    def pid(self) -> int | None:
+        return self._popen.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def join(self, timeout: float | None = None) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout)
+
+    def kill(self) -> None:
+        self._popen.kill()
+
+
+@dataclass
+class _Child:
+    """A process the supervisor keeps running: what it is, how it is started, and when it is
+    to be started again."""
+
+    role: str
+    spawn: Callable[[], _Process]
+    process: _Process | None = None
+    started: float = 0.0
+    pause: float = FIRST_PAUSE
+    restart_at: float | None = None
+
+    def start(self) -> None:
+        self.process = self.spawn()
+        self.started = time.monotonic()
+        self.restart_at = None
+
+
 class Supervisor:
-    """Starts the workers, starts another when one dies, and on SIGTERM or SIGINT asks each
-    to finish its requests and waits for them all.
+    """Starts the workers and the dispatcher, starts another when one dies, and on SIGTERM
+    or SIGINT asks each to finish its work and waits for them all, for a bounded time.
 
     Why not uvicorn's own `--workers`: its workers share one listening socket, and a burst of
     new connections often lands on one worker; a socket per worker spread them evenly in
     every run measured (docs/deploy.md).
 
-    With metrics on, the workers write them to a directory of this run, and the metrics
-    port is served here, summing them all (observability/exposition.py)."""
+    With metrics on, the workers and the dispatcher write them to a directory of this run,
+    and the metrics port is served here, summing them all (observability/exposition.py)."""
 
-    CHECK_SECONDS = 0.5
+    CHECK_SECONDS = 0.2
 
     def __init__(
         self,
@@ -237,18 +313,25 @@ class Supervisor:
         options: dict[str, Any],
         metrics: bool = False,
         metrics_port: int | None = None,
+        dispatcher: bool = True,
     ) -> None:
         self.host, self.port, self.count, self.options = host, port, workers, options
         self.metrics, self.metrics_port = metrics, metrics_port
+        self.dispatcher = dispatcher
         self._stop = threading.Event()
         self._context = multiprocessing.get_context("spawn")
+        graceful = float(options.get("timeout_graceful_shutdown") or 0)
+        self.stop_seconds = graceful + STOP_MARGIN_SECONDS
 
-    def _spawn(self) -> BaseProcess:
+    def _spawn_worker(self) -> _Process:
         process = self._context.Process(
             target=_worker, args=(self.host, self.port, self.options, os.getpid())
         )
         process.start()
         return process
+
+    def _spawn_dispatcher(self) -> _Process:
+        return _Command([sys.executable, "-m", "supportdesk.dispatch.role", str(os.getpid())])
 
     def run(self) -> int:
         """Serve until told to stop; the exit code for the command."""
@@ -262,26 +345,61 @@ class Supervisor:
     def _supervise(self) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self._stop.set())
-        workers = [self._spawn() for _ in range(self.count)]
+        children = [_Child("worker", self._spawn_worker) for _ in range(self.count)]
+        if self.dispatcher:
+            children.append(_Child("dispatcher", self._spawn_dispatcher))
+        for child in children:
+            child.start()
         status = 0
         while not self._stop.wait(self.CHECK_SECONDS):
-            for index, worker in enumerate(workers):
-                if worker.is_alive():
-                    continue
-                if worker.exitcode == STARTUP_FAILURE:
-                    logger.error("A worker could not start; stopping (see the error above).")
-                    status = STARTUP_FAILURE
-                    self._stop.set()
-                    break
-                logger.warning(
-                    "Worker %s died (exit code %s); starting another.", worker.pid, worker.exitcode
-                )
-                if self.metrics and worker.pid is not None:
-                    exposition.forget_worker(worker.pid)
-                workers[index] = self._spawn()
-        for worker in workers:
-            if worker.is_alive() and worker.pid is not None:
-                os.kill(worker.pid, signal.SIGTERM)
-        for worker in workers:
-            worker.join()
+            if any(self._tend(child) for child in children):
+                logger.error("A worker could not start; stopping (see the error above).")
+                status = STARTUP_FAILURE
+                break
+        self._stop_all([child.process for child in children if child.process is not None])
         return status
+
+    def _tend(self, child: _Child) -> bool:
+        """Start a dead child again when its pause is over; True when a worker could not
+        start at all (serving stops)."""
+        moment = time.monotonic()
+        if child.restart_at is not None:
+            if moment >= child.restart_at:
+                child.start()
+            return False
+        process = child.process
+        if process is None or process.is_alive():
+            return False
+        if child.role == "worker" and process.exitcode == STARTUP_FAILURE:
+            return True
+        if moment - child.started >= STEADY_SECONDS:
+            child.pause = FIRST_PAUSE
+        logger.warning(
+            "The %s %s died (exit code %s); starting another in %g s.",
+            child.role,
+            process.pid,
+            process.exitcode,
+            child.pause,
+        )
+        if self.metrics and process.pid is not None:
+            exposition.forget_worker(process.pid)
+        child.restart_at = moment + child.pause
+        child.pause = min(child.pause * 2, MOST_PAUSE)
+        return False
+
+    def _stop_all(self, processes: list[_Process]) -> None:
+        """SIGTERM to each, then wait for them all until `stop_seconds` have passed; one
+        still there then is killed."""
+        running = [p for p in processes if p.is_alive() and p.pid is not None]
+        for process in running:
+            assert process.pid is not None
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + self.stop_seconds
+        for process in running:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in running:
+            if process.is_alive():
+                logger.warning("Process %s did not stop in time; killing it.", process.pid)
+                process.kill()
+                process.join(5)

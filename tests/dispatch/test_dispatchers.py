@@ -5,7 +5,6 @@ endpoints switched off while deliveries wait, and the 5-day rule."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +15,6 @@ from sqlalchemy import func, select, update
 
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.db import Database
-from supportdesk.db.outbox import HandedOver
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
 from supportdesk.dispatch import Dispatcher, outcomes, queue
 from supportdesk.dispatch.client import Reply
@@ -122,34 +120,6 @@ def test_a_lease_that_ran_out_is_taken_again_and_the_late_outcome_dropped(
     late = Reply(500, "HTTP 500", 5)
     quiet.call(_write_at_once(quiet.db, [outcomes.Attempt(crashed, late, now())], (1.0,)))
     assert only_delivery(api, endpoint_id)["status"] == "succeeded"
-
-
-def test_deliveries_handed_to_a_process_that_died_wait_out_their_lease_then_go_once(
-    quiet: RunningServer, receiver: Receiver
-) -> None:
-    """A mutation queues its deliveries leased to its own process's dispatcher, which sends
-    them after the commit (db/outbox.py). Should that process die first, no dispatcher
-    takes them while the lease holds; once it has run out, one does."""
-    workspace = make_workspace(quiet)
-    api = workspace.client()
-    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
-    # The server's process has a dispatcher that takes its commits' deliveries, then dies.
-    quiet.db.deliveries_lease = timedelta(seconds=60)
-    try:
-        new_contact(api)
-    finally:
-        quiet.db.deliveries_lease = None
-    [handed] = deliveries(api, endpoint_id)
-
-    assert handed["status"] == "pending" and handed["attempts"] == 0
-    assert handed["id"] not in {
-        due.delivery_id for due in quiet.call(queue.claim(quiet.db, now(), 100))
-    }
-    quiet.call(_lease_ran_out(quiet.db, workspace.id, handed["id"]))
-    with dispatching(quiet):
-        delivered = only_delivery(api, endpoint_id, status="succeeded")
-    assert delivered["attempts"] == 1
-    assert len(receiver.wait_for(1)) == 1
 
 
 def _three_taken(
@@ -395,41 +365,3 @@ async def _created_days_ago(db: Database, workspace_id: str, endpoint_id: str, d
             )
             .values(created_at=now() - timedelta(days=days))
         )
-
-
-def test_a_handed_over_delivery_meets_an_endpoint_deleted_since_its_last_read(
-    quiet: RunningServer, receiver: Receiver
-) -> None:
-    api, endpoint_id, [due, *_] = _three_taken(quiet, receiver)
-    assert due.body is not None
-    handed = HandedOver(
-        due.workspace_id, due.delivery_id, due.lease_until, endpoint_id, due.event_id, due.body, 0
-    )
-    targets = queue.Targets(fresh_seconds=0.5)
-    assert [d.url for d in quiet.call(targets.load(quiet.db, [handed]))] == [receiver.url]
-
-    deleted = api.ok(DELETE_ENDPOINT, {"id": endpoint_id})["deleteWebhookEndpoint"]
-    assert deleted["error"] is None
-
-    # A read less than `fresh_seconds` old serves the same generation; then it is read again.
-    assert len(quiet.call(targets.load(quiet.db, [handed]))) == 1
-    time.sleep(0.6)
-    assert quiet.call(targets.load(quiet.db, [handed])) == []
-
-
-def test_the_queue_is_looked_at_while_commits_keep_waking_the_dispatcher(
-    quiet: RunningServer, receiver: Receiver
-) -> None:
-    api = make_workspace(quiet).client()
-    endpoint_id, _ = create_endpoint(api, receiver.url, ["contact.created"])
-    nobody = HandedOver("ws_none", "whd_none", now() + timedelta(hours=1), "whk_none", "", {}, 0)
-    with another_process(quiet) as other, dispatching(quiet, other) as dispatcher:
-        # Queued by this server's commit, which wakes no dispatcher: only a look finds it.
-        new_contact(api)
-        # Commits of the dispatcher's own process, far more often than it polls.
-        storm_ends = time.monotonic() + 3
-        while time.monotonic() < storm_ends and not receiver.received:
-            dispatcher.wake([nobody])
-            time.sleep(0.05)
-        assert len(receiver.received) == 1
-    assert only_delivery(api, endpoint_id, status="succeeded")["attempts"] == 1

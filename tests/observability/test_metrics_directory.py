@@ -1,7 +1,7 @@
 """Where the workers' metrics live: `serve --workers N` makes a directory for its run and names
 it to the workers; a worker that dies stops counting in the live gauges while its counters
-stay; the directory is gone once `serve` stops. One process (`--workers 1`) keeps them in
-memory and serves its metrics port itself."""
+stay; the directory is gone once `serve` stops. One process (`--workers 1` without a
+dispatcher) keeps them in memory and serves its metrics port itself."""
 
 from __future__ import annotations
 
@@ -65,7 +65,8 @@ def test_a_dead_workers_gauges_go_and_the_directory_goes_with_serve(tmp_path: Pa
 
 
 def test_one_worker_serves_its_metrics_port_from_memory(tmp_path: Path) -> None:
-    env = command_env(database_url=f"sqlite:///{tmp_path}/served.db")
+    # Without a dispatcher process: one process then serves everything.
+    env = command_env(database_url=f"sqlite:///{tmp_path}/served.db", webhook_dispatch="false")
     run_cli(env, "migrate")
     port = free_port()
     serve = ServeProcess(env, 1, ("--metrics-port", str(port))).start()

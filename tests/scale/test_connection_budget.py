@@ -67,8 +67,12 @@ def served(request: pytest.FixtureRequest) -> Iterator[Served]:
     request.getfixturevalue("postgresql_url")  # skips (or fails in CI) without PostgreSQL
     database_url = create_postgres_database()
     # Requests wait on the test's lock for a few seconds: far from the time-out on a busy machine.
+    # The workers alone: a dispatcher process would add connections of its own.
     env = command_env(
-        database_url=database_url, db_pool_size=str(POOL_SIZE), request_timeout_seconds="60"
+        database_url=database_url,
+        db_pool_size=str(POOL_SIZE),
+        request_timeout_seconds="60",
+        webhook_dispatch="false",
     )
     made = json.loads(
         run_cli(env, "init", "--workspace", "Budget", "--admin-email", unique_email(), "--json")

@@ -39,8 +39,6 @@ class Connection:
     (`Database.read`)."""
 
     dialect: Dialect
-    # Per-connection notes that outlive a checkout (see `outbox.py`).
-    info: dict[Any, Any]
 
     def __init__(self, direct: DirectReads, driver: Any | None) -> None:
         self._direct = direct
@@ -124,7 +122,6 @@ class InlineConnection(Connection):
         super().__init__(direct, driver)
         self._connection = connection
         self.dialect = connection.dialect
-        self.info = connection.info
 
     async def _execute(
         self, statement: Executable, parameters: Parameters
@@ -155,7 +152,6 @@ class PooledConnection(Connection):
         self._adapter: Any = None
         self._waiting: list[tuple[DirectStatement, Sequence[Mapping[str, Any]]]] = []
         self.dialect = connection.dialect
-        self.info = connection.info
 
     async def write(self, statement: DirectStatement, parameters: Mapping[str, Any]) -> None:
         await self.write_many(statement, [parameters])

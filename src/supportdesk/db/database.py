@@ -19,9 +19,8 @@ import itertools
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
-from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
@@ -35,7 +34,6 @@ from supportdesk.db import deadline
 from supportdesk.db.answers import register_functions
 from supportdesk.db.connection import Connection, InlineConnection, PooledConnection
 from supportdesk.db.direct import Compiled, DirectReads, PostgresReader, ReadStatement, SqliteReader
-from supportdesk.db.outbox import HandedOver, offer_lease, take_mark
 from supportdesk.db.reads import Read
 
 T = TypeVar("T")
@@ -164,12 +162,6 @@ class Database:
             direct = PostgresReader(url, limits["direct"])
             self._turns = _Turns(0)  # only the workspaces' turns (`transaction`)
         self.direct = DirectReads(direct, self.reader.dialect)
-        # Called after a commit that queued webhook deliveries, with those handed over to
-        # this process's dispatcher (db/outbox.py).
-        self.delivery_listeners: list[Callable[[Sequence[HandedOver]], None]] = []
-        # How long deliveries are leased to the dispatcher of this process that takes them
-        # (None: no dispatcher runs here; set by the first that starts).
-        self.deliveries_lease: timedelta | None = None
 
     @staticmethod
     def limits_of(url: str, pool_size: int) -> dict[str, int]:
@@ -248,33 +240,22 @@ class Database:
                 self._turns.of_workspace(turn) if turn is not None else nullcontext(),
                 self.writer.begin() as pooled,
             ):
-                pooled_connection = PooledConnection(pooled, self.direct, True)
-                connection: Connection = pooled_connection
-                offer_lease(connection, self.deliveries_lease)
-                try:
-                    yield connection
-                    # The writes still waiting (`Connection.write`), then the COMMIT.
-                    await pooled_connection.send_waiting()
-                finally:
-                    queued = take_mark(connection)
+                connection = PooledConnection(pooled, self.direct, True)
+                yield connection
+                # The writes still waiting (`Connection.write`), then the COMMIT.
+                await connection.send_waiting()
         else:
             async with self._turns.write:
                 inline = await self._begin_sqlite(self.writer)
-                connection = InlineConnection(inline, self.direct, True)
-                offer_lease(connection, self.deliveries_lease)
                 try:
-                    yield connection
+                    yield InlineConnection(inline, self.direct, True)
                 except BaseException:
                     inline.rollback()
                     raise
                 else:
                     inline.commit()
                 finally:
-                    queued = take_mark(connection)
                     inline.close()
-        if queued is not None:
-            for listener in self.delivery_listeners:
-                listener(queued)
 
     @staticmethod
     async def _begin_sqlite(writer: Engine) -> Any:

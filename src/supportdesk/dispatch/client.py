@@ -41,6 +41,8 @@ from supportdesk.domain.webhooks.address_policy import (
 # Enough of a success's answer to keep its connection for the next attempt; a longer one
 # is not read, and its connection is closed instead.
 MAX_ANSWER_BYTES = 64 * 1024
+# Attempts to one receiver at once; the others wait for a connection, on the clock.
+PER_RECEIVER = 64
 # An idle connection is kept this long; a receiver that closes sooner is seen closing.
 KEEPALIVE_SECONDS = 15.0
 
@@ -107,6 +109,7 @@ class Client:
                 use_dns_cache=False,
                 ssl=self._tls,
                 limit=0,  # the dispatcher bounds its attempts itself
+                limit_per_host=PER_RECEIVER,
                 keepalive_timeout=KEEPALIVE_SECONDS,
             )
             self._session = aiohttp.ClientSession(

@@ -1,16 +1,14 @@
 """The webhook dispatcher: takes due deliveries, sends them, records what came of it.
 
-Every `supportdesk serve` process runs one on its own event loop, beside the requests, and
-`supportdesk dispatch` runs one alone.
+It runs in a process of its own, never on an API worker's event loop: `supportdesk serve`
+starts one beside its workers, and `supportdesk dispatch` runs one alone (role.py).
 
-It finds work two ways. A commit in this process hands it the deliveries it queued, already
-leased to it (db/outbox.py), which it sends at once without taking them from the queue:
-the first attempt leaves well within a second of the commit. Commits of other processes
-(and admins' test events, redeliveries and replays), and retries coming due, are seen by
-polling the queue every quarter second, or at once when a commit here queued them. Not
-LISTEN/NOTIFY: on PostgreSQL a NOTIFY takes a database-wide lock at commit, serialising the
-commits of every writing transaction of the deployment (each mutation queues deliveries),
-and SQLite has nothing like it; a poll is one indexed read.
+It finds work by looking at the queue every POLL_SECONDS (one indexed read when nothing is
+due), so the first attempt leaves well within a second of the commit whichever process
+made it; mutations, admins' test events, redeliveries, replays and retries coming due are
+all found alike. Not LISTEN/NOTIFY: on PostgreSQL a NOTIFY takes a database-wide lock at
+commit, serialising the commits of every writing transaction of the deployment (each
+mutation queues deliveries), and SQLite has nothing like it.
 
 Attempts run concurrently, a task each, up to a bound, while the loop keeps taking new
 work, so a slow receiver (up to the time-out) holds one slot, not the queue.
@@ -26,15 +24,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import deque
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from supportdesk.auth.secret_box import SecretBox, SecretBoxError, webhook_secret_bytes
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.db.outbox import HandedOver
 from supportdesk.dispatch import outcomes, queue
 from supportdesk.dispatch.client import Client, Reply
 from supportdesk.dispatch.recorder import OutcomeRecorder
@@ -47,14 +42,9 @@ logger = logging.getLogger("supportdesk.dispatch")
 
 # Attempts started and not finished.
 CONCURRENCY = 256
-POLL_SECONDS = 0.25
-# After a wake-up, how long commits may gather before their deliveries are started or the
-# queue is read: under load one wake-up (or one claim, a transaction) then serves a dozen
-# deliveries instead of one or two. Measured on 2 cores under createIssue's full load, 10 ms
-# cost more CPU per delivery than 50 ms; 100 ms (with 64 slots) cost less CPU but started
-# bursts of attempts that kept SQLite's writers of the other process waiting (0.78x the
-# throughput without an endpoint, against 0.85x). All are well inside the second the first
-# attempt may take.
+POLL_SECONDS = 0.2
+# After a finished attempt freed a slot that work waits for, how long others may finish
+# before the queue is read again: one claim then fills several slots.
 GATHER_SECONDS = 0.05
 CLEANUP_SECONDS = 3600.0
 STOP_GRACE_SECONDS = 5.0
@@ -86,35 +76,19 @@ class Dispatcher:
         self._metrics = metrics
         self._box: SecretBox | None = None
         self._opened: dict[str, bytes] = {}  # sealed secret -> its bytes, for signing
-        self._client: Client | None = None
+        self._client = Client(settings.webhook_timeout_seconds, settings.webhook_allow_private)
         self._recorder = OutcomeRecorder(db, settings.webhook_retry_schedule)
+        self._lease = timedelta(seconds=settings.webhook_lease_seconds)
         self._woken = asyncio.Event()
         self._stopping = False
         self._abandoned = False  # stopped waiting for attempts: what comes is not recorded
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._in_flight = 0
         self._none_in_flight = asyncio.Event()
         self._none_in_flight.set()
         self._attempts: set[asyncio.Task[None]] = set()
-        self._takes = False  # whether this process's commits hand their deliveries to it
-        self._handed: list[HandedOver] = []
-        # What commits handed over since the loop last looked, and whether the loop was
-        # woken for it since.
-        self._inbox: deque[tuple[HandedOver, ...]] = deque()
-        self._inbox_woken = False
-        self._targets = queue.Targets()
-        self._due_queued = False  # a commit here queued deliveries due at once
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._client = Client(
-            self._settings.webhook_timeout_seconds, self._settings.webhook_allow_private
-        )
-        if self._db.deliveries_lease is None:  # the first dispatcher of the process takes them
-            self._db.deliveries_lease = timedelta(seconds=self._settings.webhook_lease_seconds)
-            self._takes = True
-        self._db.delivery_listeners.append(self.wake)
         self._tasks = [
             asyncio.create_task(self._deliver(), name="webhook dispatch"),
             asyncio.create_task(self._clean_up(), name="event retention"),
@@ -124,40 +98,12 @@ class Dispatcher:
                 asyncio.create_task(self._measure(self._metrics), name="webhook metrics")
             )
 
-    def wake(self, handed: Sequence[HandedOver] = ()) -> None:
-        """Called after a commit in this process that queued deliveries, on the loop of the
-        database's connections, which is this dispatcher's: those `handed` over are sent
-        now, any others are looked for in the queue now. The loop is woken once until it
-        looks: the commits that come while it gathers cost it nothing."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        self._inbox.append(tuple(handed))
-        if self._inbox_woken:
-            return
-        self._inbox_woken = True
-        self._woken.set()
-
-    def _open_inbox(self) -> None:
-        # The flag first: a commit after it wakes the loop again, one before it is here.
-        self._inbox_woken = False
-        while self._inbox:
-            handed = self._inbox.popleft()
-            if not handed:
-                self._due_queued = True
-            elif self._takes:  # otherwise leased to another dispatcher of this process
-                self._handed.extend(handed)
-
     async def stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         """Stop taking work; attempts in flight get `grace` seconds to finish and be
         recorded. One cut short is retried, by any dispatcher, when its lease runs out."""
         if not self._tasks:
             return  # never started, or stopped already
         self._stopping = True
-        if self.wake in self._db.delivery_listeners:
-            self._db.delivery_listeners.remove(self.wake)
-        if self._takes:  # what was handed over and not started is due when its lease ends
-            self._db.deliveries_lease = None
         self._woken.set()
         deliver, *others = self._tasks
         self._tasks = []
@@ -177,69 +123,34 @@ class Dispatcher:
         except TimeoutError:
             logger.warning("Some webhook outcomes were not written before stopping.")
             await self._recorder.stop()
-        if self._client is not None:
-            await self._client.close()
+        await self._client.close()
 
     async def _deliver(self) -> None:
-        # The queue is looked at on start, at least once a poll's time (commits that keep
-        # waking the loop must not keep retries and other processes' deliveries waiting),
-        # and when a commit here queued due deliveries.
-        looked = float("-inf")
         while not self._stopping:
-            self._woken.clear()
-            self._open_inbox()
-            known_due, self._due_queued = self._due_queued, False
-            look = time.monotonic() - looked >= self._poll_seconds
             more = False
             try:
-                more = await self._take_handed()
-                if look or known_due:
-                    looked = time.monotonic()
-                    full = await self._take_batch(known_due)
-                    self._due_queued = self._due_queued or full
-                    more = more or full
+                more = await self._take_batch()
             except Exception:
                 logger.exception("Taking webhook deliveries failed; trying again shortly.")
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
-            if not more:
-                # Every slot taken: the wake-up is a finished attempt, and what waits for
-                # its slot goes at once. Otherwise a commit's: others may gather first.
-                slot_bound = self._in_flight >= self._concurrency
-                with contextlib.suppress(TimeoutError):  # a poll's time without a wake-up
-                    await asyncio.wait_for(self._woken.wait(), self._poll_seconds)
-                    if not (self._stopping or slot_bound):
-                        await asyncio.sleep(GATHER_SECONDS)
+            if more:
+                continue
+            # A poll's time, or less when a finished attempt freed a slot that work waits for.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), self._poll_seconds)
+                if not self._stopping:
+                    await asyncio.sleep(GATHER_SECONDS)
+            self._woken.clear()
 
-    async def _take_handed(self) -> bool:
-        """Start attempts for the deliveries this process's commits handed over; True when
-        some are left for a free slot. One that waited for a slot past half its lease is
-        left to run out (an attempt begun later could outlast it, and another dispatcher
-        take it meanwhile): it is then due for any dispatcher."""
-        free = self._concurrency - self._in_flight
-        if not self._handed or free <= 0:
-            return False  # a finishing attempt wakes the loop
-        taken, self._handed = self._handed[:free], self._handed[free:]
-        half_lease = timedelta(seconds=self._settings.webhook_lease_seconds / 2)
-        latest = now() + half_lease
-        in_time = [handed for handed in taken if handed.lease_until >= latest]
-        due = await self._targets.load(self._db, in_time)
-        await self._load_box()
-        for each in due:
-            self._start(each)
-        return bool(self._handed)
-
-    async def _take_batch(self, known_due: bool) -> bool:
-        """Start attempts for what is due; True when more may be waiting already.
-        `known_due`: a commit (or a full batch) says there is work, so no look first."""
+    async def _take_batch(self) -> bool:
+        """Start attempts for what is due; True when more may be waiting already."""
         free = self._concurrency - self._in_flight
         if free <= 0:
-            self._due_queued = self._due_queued or known_due  # kept for a free slot
             return False  # a finishing attempt wakes the loop
         moment = now()
-        if not known_due and not await queue.any_due(self._db, moment):
+        if not await queue.any_due(self._db, moment):
             return False
-        lease = timedelta(seconds=self._settings.webhook_lease_seconds)
-        batch = await queue.claim(self._db, moment, free, lease)
+        batch = await queue.claim(self._db, moment, free, self._lease)
         await self._load_box()
         for due in batch:
             self._start(due)
@@ -279,7 +190,7 @@ class Dispatcher:
                 self._finished()
 
     async def _send(self, due: queue.Due, started: datetime) -> Reply:
-        assert self._client is not None and due.body is not None
+        assert due.body is not None
         try:
             keys = signing_keys(
                 self._open,

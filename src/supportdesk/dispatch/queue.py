@@ -13,8 +13,6 @@ tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_attempt_
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,8 +21,7 @@ from sqlalchemy import and_, bindparam, exists, func, literal_column, select, tu
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.outbox import HandedOver
-from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
+from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
 from supportdesk.domain.events import Event
 from supportdesk.domain.events.log import EVENT_COLUMNS
 
@@ -164,94 +161,7 @@ async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE
         return await _load(connection, {key[1]: (key[0], lease_end) for key in keys})
 
 
-# Every endpoint of the batch's workspaces, with each workspace's webhook generation, in one
-# snapshot: the endpoints as they were at that generation. A workspace without endpoints
-# still has its row (a LEFT JOIN).
-_ENDPOINTS = (
-    select(
-        workspaces.c.id,
-        workspaces.c.webhook_generation,
-        webhook_endpoints.c.id,
-        *_TARGET,
-    )
-    .select_from(
-        workspaces.outerjoin(webhook_endpoints, webhook_endpoints.c.workspace_id == workspaces.c.id)
-    )
-    .where(workspaces.c.id.in_(bindparam("workspaces", expanding=True)))
-)
-WORKSPACES_KEPT = 1024
-# How long endpoints read for handed-over deliveries serve others of the same generation: a
-# change made by another process (which this one does not see) reaches an attempt at most
-# this late, and a busy endpoint costs one read a second.
-TARGETS_FRESH_SECONDS = 1.0
 Target = tuple[str, bool, str, str | None, datetime | None]
-
-
-class Targets:
-    """Where the deliveries handed over by this process's commits go (db/outbox.py).
-
-    A workspace's endpoints are read again when a delivery comes with a newer webhook
-    generation than the last read (every endpoint change moves it, domain/events/log.py,
-    and a writer hands over the generation it saw), or when that read is more than
-    TARGETS_FRESH_SECONDS old: a delivery that waited for a slot meets a deletion, a
-    disabling or a new secret that another process made meanwhile, as one taken from the
-    queue does."""
-
-    def __init__(self, fresh_seconds: float = TARGETS_FRESH_SECONDS) -> None:
-        self._fresh = fresh_seconds
-        self._known: dict[str, tuple[int, dict[str, Target]]] = {}
-        self._read_at: dict[str, float] = {}
-
-    async def load(self, db: Database, handed: Sequence[HandedOver]) -> list[Due]:
-        """What the attempts of these deliveries need. One whose endpoint was deleted
-        meanwhile has nothing to do."""
-        if not handed:
-            return []
-        oldest = time.monotonic() - self._fresh
-        stale = {
-            h.workspace_id
-            for h in handed
-            if self._known.get(h.workspace_id, (-1, {}))[0] < h.generation
-            or self._read_at.get(h.workspace_id, oldest) <= oldest
-        }
-        if stale:
-            await self._read(db, sorted(stale))
-        found = []
-        for h in handed:
-            target = self._known.get(h.workspace_id, (0, {}))[1].get(h.endpoint_id)
-            if target is not None:
-                found.append(
-                    Due(
-                        h.workspace_id,
-                        h.delivery_id,
-                        h.endpoint_id,
-                        h.event_id,
-                        0,
-                        h.lease_until,
-                        h.body,
-                        *target,
-                    )
-                )
-        return found
-
-    async def _read(self, db: Database, workspace_ids: list[str]) -> None:
-        read_at = time.monotonic()
-        rows = await _endpoint_rows(db, workspace_ids)
-        read: dict[str, tuple[int, dict[str, Target]]] = {}
-        for workspace_id, generation, endpoint_id, *target in rows:
-            _, endpoints = read.setdefault(workspace_id, (int(generation), {}))
-            if endpoint_id is not None:
-                endpoints[endpoint_id] = _target(target)
-        if len(self._known) + len(read) > WORKSPACES_KEPT:
-            self._known.clear()
-            self._read_at.clear()
-        self._known.update(read)
-        self._read_at.update(dict.fromkeys(read, read_at))
-
-
-async def _endpoint_rows(db: Database, workspace_ids: list[str]) -> Sequence[Any]:
-    async with db.read() as connection:
-        return (await connection.execute(_ENDPOINTS, {"workspaces": workspace_ids})).all()
 
 
 def _target(row: Any) -> Target:

@@ -29,7 +29,6 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from supportdesk import API_VERSION
 from supportdesk.db.connection import Connection
-from supportdesk.db.outbox import HandedOver, hand_over, lease_here, mark_deliveries_waiting
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints, workspaces
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now, rfc3339
@@ -266,9 +265,7 @@ async def record_events(
     if not counter.current:  # an endpoint changed since the snapshot (maybe by this one)
         endpoints = tuple(await connection.rows(_SUBSCRIBERS, {"workspace_id": workspace_id}))
     if endpoints:
-        await _queue_deliveries(
-            connection, workspace_id, recorded, endpoints, moment, counter.generation
-        )
+        await _queue_deliveries(connection, workspace_id, recorded, endpoints, moment)
     return recorded
 
 
@@ -283,49 +280,23 @@ async def _queue_deliveries(
     recorded: list[Event],
     endpoints: Sequence[tuple[str, str]],
     moment: datetime,
-    generation: int,
 ) -> None:
-    # Leased to this process's dispatcher, which sends them once this commits; or due now.
-    lease = lease_here(connection)
-    leased_until = None if lease is None else moment + lease
-    queued = [
-        (new_id("WebhookDelivery", moment), event, endpoint_id)
-        for event in recorded
-        for endpoint_id, event_types in endpoints
-        if subscribes(event_types, event.type)
-    ]
-    if not queued:
-        return
+    # Due at once: a dispatcher finds them at its next look at the queue.
     rows = [
         {
             "workspace_id": workspace_id,
-            "id": delivery_id,
+            "id": new_id("WebhookDelivery", moment),
             "endpoint_id": endpoint_id,
             "event_id": event.id,
             "event_type": event.type,
             "status": "pending",
             "attempts": 0,
-            "next_attempt_at": leased_until or moment,
-            "lease_until": leased_until,
+            "next_attempt_at": moment,
             "created_at": moment,
         }
-        for delivery_id, event, endpoint_id in queued
+        for event in recorded
+        for endpoint_id, event_types in endpoints
+        if subscribes(event_types, event.type)
     ]
-    await connection.write_many(_INSERT_DELIVERY, rows)
-    if leased_until is None:
-        mark_deliveries_waiting(connection)
-        return
-    bodies = {event.id: event.body() for event in recorded}
-    handed = [
-        HandedOver(
-            workspace_id,
-            delivery_id,
-            leased_until,
-            endpoint_id,
-            event.id,
-            bodies[event.id],
-            generation,
-        )
-        for delivery_id, event, endpoint_id in queued
-    ]
-    hand_over(connection, handed)
+    if rows:
+        await connection.write_many(_INSERT_DELIVERY, rows)

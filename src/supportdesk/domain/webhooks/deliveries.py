@@ -12,7 +12,6 @@ from sqlalchemy import ColumnElement, insert, select
 from supportdesk import API_VERSION
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.outbox import mark_deliveries_waiting
 from supportdesk.db.tables import events, webhook_deliveries
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now, rfc3339
@@ -58,7 +57,6 @@ def _new_delivery(
 async def _queue(connection: Connection, rows: list[dict[str, Any]]) -> None:
     if rows:
         await connection.execute(insert(webhook_deliveries), rows)
-        mark_deliveries_waiting(connection)
 
 
 async def _delivery(connection: Connection, workspace_id: str, delivery_id: str) -> WebhookDelivery:
