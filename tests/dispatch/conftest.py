@@ -42,7 +42,7 @@ def _own_database(backend: str, folder: Path) -> str:
 def _server(backend: str, **settings: object) -> Iterator[RunningServer]:
     with tempfile.TemporaryDirectory(prefix="supportdesk-dispatch-") as folder:
         url = _own_database(backend, Path(folder))
-        running = RunningServer(backend, url, **FAST, **settings).start()
+        running = RunningServer(backend, url, **{**FAST, **settings}).start()
         try:
             yield running
         finally:

@@ -41,8 +41,6 @@ from supportdesk.domain.webhooks.address_policy import (
 # Enough of a success's answer to keep its connection for the next attempt; a longer one
 # is not read, and its connection is closed instead.
 MAX_ANSWER_BYTES = 64 * 1024
-# Attempts to one receiver at once; the others wait for a connection, on the clock.
-PER_RECEIVER = 64
 # An idle connection is kept this long; a receiver that closes sooner is seen closing.
 KEEPALIVE_SECONDS = 15.0
 
@@ -55,6 +53,7 @@ class Reply:
     error: str | None
     duration_ms: int
     retry_after: str | None = None
+    timed_out: bool = False  # no answer within the time-out
 
     @property
     def succeeded(self) -> bool:
@@ -108,8 +107,7 @@ class Client:
                 resolver=CheckedResolver(self._allow_private),
                 use_dns_cache=False,
                 ssl=self._tls,
-                limit=0,  # the dispatcher bounds its attempts itself
-                limit_per_host=PER_RECEIVER,
+                limit=0,  # the dispatcher bounds its attempts itself (shares.py)
                 keepalive_timeout=KEEPALIVE_SECONDS,
             )
             self._session = aiohttp.ClientSession(
@@ -126,7 +124,8 @@ class Client:
         try:
             status, retry_after = await self._post(url, headers, body)
         except Exception as error:
-            return Reply(None, self._explain(error), _elapsed_ms(started))
+            timed_out = isinstance(error, TimeoutError)
+            return Reply(None, self._explain(error), _elapsed_ms(started), None, timed_out)
         return Reply(status, _failure(status), _elapsed_ms(started), retry_after)
 
     async def _post(

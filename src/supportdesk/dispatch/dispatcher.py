@@ -10,8 +10,14 @@ all found alike. Not LISTEN/NOTIFY: on PostgreSQL a NOTIFY takes a database-wide
 commit, serialising the commits of every writing transaction of the deployment (each
 mutation queues deliveries), and SQLite has nothing like it.
 
-Attempts run concurrently, a task each, up to a bound, while the loop keeps taking new
-work, so a slow receiver (up to the time-out) holds one slot, not the queue.
+Attempts run concurrently, a task each, while the loop keeps taking new work. How many run
+at once for one endpoint, for one workspace and in all is bounded (shares.py), and the queue
+offers every endpoint's oldest delivery before any endpoint's second (queue.py): one
+workspace's slow or dead receivers, its retries or a replay of a thousand events never keep
+another workspace's first attempts waiting. An endpoint whose attempts keep timing out is
+parked: after PARK_AFTER time-outs in a row, none of its deliveries is due for a while (the
+retry schedule's first wait, then its second... while it stays silent), so that its
+deliveries do not spend their retries, nor the dispatcher its slots, on it.
 
 Once an hour, and at start, events and deliveries past retention are removed. Errors are
 logged and the loop goes on; a delivery whose attempt was cut short is due again when its
@@ -24,13 +30,15 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 from datetime import datetime, timedelta
+from typing import Any
 
 from supportdesk.auth.secret_box import SecretBox, SecretBoxError, webhook_secret_bytes
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.dispatch import outcomes, queue
+from supportdesk.dispatch import outcomes, queue, shares
 from supportdesk.dispatch.client import Client, Reply
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
@@ -40,12 +48,16 @@ from supportdesk.observability.metrics import DeliveryMetrics
 
 logger = logging.getLogger("supportdesk.dispatch")
 
-# Attempts started and not finished.
-CONCURRENCY = 256
 POLL_SECONDS = 0.2
-# After a finished attempt freed a slot that work waits for, how long others may finish
-# before the queue is read again: one claim then fills several slots.
+# After a finished attempt freed room that work may wait for, how long others may finish
+# before the queue is read again: one claim then fills several places.
 GATHER_SECONDS = 0.05
+# Time-outs in a row that park an endpoint.
+PARK_AFTER = 3
+# A delivery waiting in its endpoint's line starts at the latest this long plus the time-out
+# before its lease ends, so that its outcome is written while the lease still holds.
+LEASE_MARGIN_SECONDS = 5.0
+ENDPOINTS_KEPT = 4096
 CLEANUP_SECONDS = 3600.0
 STOP_GRACE_SECONDS = 5.0
 OPENED_SECRETS_KEPT = 1024
@@ -64,14 +76,13 @@ class Dispatcher:
         settings: Settings,
         server_key: ServerKey,
         *,
-        concurrency: int = CONCURRENCY,
+        concurrency: int = shares.CONCURRENCY,
         poll_seconds: float = POLL_SECONDS,
         metrics: DeliveryMetrics | None = None,
     ) -> None:
         self._db = db
         self._settings = settings
         self._server_key = server_key
-        self._concurrency = concurrency
         self._poll_seconds = poll_seconds
         self._metrics = metrics
         self._box: SecretBox | None = None
@@ -83,10 +94,12 @@ class Dispatcher:
         self._stopping = False
         self._abandoned = False  # stopped waiting for attempts: what comes is not recorded
         self._tasks: list[asyncio.Task[None]] = []
-        self._in_flight = 0
+        self._shares = shares.Shares(concurrency)
         self._none_in_flight = asyncio.Event()
         self._none_in_flight.set()
         self._attempts: set[asyncio.Task[None]] = set()
+        self._time_outs: dict[str, int] = {}  # by endpoint: time-outs in a row
+        self._parked: dict[str, tuple[int, datetime]] = {}  # by endpoint: how often, when
 
     async def start(self) -> None:
         self._tasks = [
@@ -112,6 +125,8 @@ class Dispatcher:
         # The loop ends at its next turn: a claim in progress is finished and its attempts
         # started, rather than its leased deliveries left to wait out the lease.
         await asyncio.wait([deliver, *others], timeout=grace)
+        with contextlib.suppress(Exception):  # otherwise due when their leases run out
+            await queue.release(self._db, self._shares.drop_waiting(), now())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._none_in_flight.wait(), grace)
         self._abandoned = True  # what is still under way is cut short, and not recorded
@@ -143,21 +158,66 @@ class Dispatcher:
             self._woken.clear()
 
     async def _take_batch(self) -> bool:
-        """Start attempts for what is due; True when more may be waiting already."""
-        free = self._concurrency - self._in_flight
-        if free <= 0:
+        """Take what is due and fits this dispatcher's shares, and start what may run;
+        True when more may be waiting already."""
+        room = self._shares.room()
+        if room <= 0:
             return False  # a finishing attempt wakes the loop
         moment = now()
         if not await queue.any_due(self._db, moment):
             return False
-        batch = await queue.claim(self._db, moment, free, self._lease)
+        offered = await queue.candidates(
+            self._db,
+            moment,
+            room,
+            self._shares.deepest(),
+            self._shares.full_endpoints(),
+            self._shares.full_workspaces(),
+        )
+        picked = self._shares.pick(offered)
+        batch = await queue.take(self._db, moment, picked, self._lease)
         await self._load_box()
+        start_by = time.monotonic() + self._start_within()
         for due in batch:
+            self._shares.add(due, start_by)
+        self._run_what_may()
+        # Offers left out for a share now full: the next read leaves that share out.
+        return bool(picked) and len(offered) == room and len(picked) < room
+
+    def _start_within(self) -> float:
+        """Seconds a delivery may wait in its endpoint's line: its attempt must have had its
+        answer, and its outcome written, before its lease ends and another dispatcher may
+        take it. A lease too short for that (a test's setting) leaves half of it."""
+        lease = self._lease.total_seconds()
+        room = lease - self._settings.webhook_timeout_seconds - LEASE_MARGIN_SECONDS
+        return room if room > 0 else lease / 2
+
+    def _run_what_may(self) -> None:
+        if self._stopping:
+            return
+        started, late = self._shares.startable(time.monotonic())
+        for due in started:
             self._start(due)
-        return len(batch) == free
+        if late:
+            logger.info(
+                "Webhook deliveries waited too long for their endpoint; back in the queue.",
+                extra={"fields": {"deliveries": len(late)}},
+            )
+            self._in_background(queue.release(self._db, late, now()))
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(self._logged(work))
+        self._attempts.add(task)
+        task.add_done_callback(self._attempts.discard)
+
+    @staticmethod
+    async def _logged(work: Coroutine[Any, Any, None]) -> None:
+        try:
+            await work
+        except Exception:
+            logger.exception("Giving webhook deliveries back to the queue failed.")
 
     def _start(self, due: queue.Due) -> None:
-        self._in_flight += 1
         self._none_in_flight.clear()
         attempt = asyncio.create_task(self._attempt(due))
         self._attempts.add(attempt)
@@ -180,6 +240,7 @@ class Dispatcher:
             if self._metrics is not None:
                 self._metrics.attempted(_outcome_name(reply, status))
             self._log(due, reply, status)
+            self._judge(due, reply, started)
         except Exception:
             logger.exception(
                 "A webhook attempt failed unexpectedly; it is retried when its lease runs out.",
@@ -187,7 +248,7 @@ class Dispatcher:
             )
         finally:
             if not self._abandoned:
-                self._finished()
+                self._finished(due)
 
     async def _send(self, due: queue.Due, started: datetime) -> Reply:
         assert due.body is not None
@@ -206,13 +267,44 @@ class Dispatcher:
         headers = signed_headers(due.event_id, int(time.time()), body, keys)
         return await self._client.post(due.url, headers, body)
 
-    def _finished(self) -> None:
-        was_full = self._in_flight >= self._concurrency
-        self._in_flight -= 1
-        if was_full:
+    def _finished(self, due: queue.Due) -> None:
+        if self._shares.finished(due):
             self._woken.set()
-        if not self._in_flight:
+        self._run_what_may()
+        if not self._shares.running:
             self._none_in_flight.set()
+
+    def _judge(self, due: queue.Due, reply: Reply, started: datetime) -> None:
+        """Park the endpoint after PARK_AFTER time-outs in a row; an answer ends the row."""
+        endpoint_id = due.endpoint_id
+        self._shares.answered(endpoint_id, reply.duration_ms < shares.FAST_SECONDS * 1000)
+        if not reply.timed_out:
+            self._time_outs.pop(endpoint_id, None)
+            if reply.status is not None:
+                self._parked.pop(endpoint_id, None)
+            return
+        parks, parked_at = self._parked.get(endpoint_id, (0, started))
+        if started < parked_at:
+            return  # sent before the endpoint was parked: already counted
+        in_a_row = self._time_outs[endpoint_id] = self._time_outs.get(endpoint_id, 0) + 1
+        if in_a_row < PARK_AFTER:
+            return
+        del self._time_outs[endpoint_id]
+        schedule = self._settings.webhook_retry_schedule
+        moment = now()
+        until = moment + timedelta(seconds=schedule[min(parks, len(schedule) - 1)])
+        if len(self._parked) >= ENDPOINTS_KEPT:
+            self._parked.clear()
+            self._time_outs.clear()
+        self._parked[endpoint_id] = (parks + 1, moment)
+        logger.info(
+            "A webhook endpoint keeps timing out; parked.",
+            extra={"fields": {"endpoint": endpoint_id, "until": until.isoformat()}},
+        )
+        held = self._shares.drop_waiting(endpoint_id)
+        self._in_background(
+            queue.park(self._db, due.workspace_id, endpoint_id, moment, until, held)
+        )
 
     async def _load_box(self) -> None:
         # Until a server key is there (PostgreSQL without one), every batch looks again.

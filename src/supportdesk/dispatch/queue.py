@@ -1,23 +1,31 @@
 """The delivery queue: taking due deliveries with a lease, and what each attempt needs.
 
-A dispatcher takes a batch in one short transaction by moving each delivery's
-`next_attempt_at` to the end of a 60 s lease (and noting the lease in `lease_until`). Until
-then no dispatcher sees it as due; if this one dies mid-attempt, the delivery is simply due
-again when the lease runs out, and the queue's index stays one column on pending rows.
-PostgreSQL: `FOR UPDATE SKIP LOCKED`, so dispatchers in several processes take disjoint
-batches without waiting on each other. SQLite: one writer at a time already serialises them.
+A dispatcher first reads which due deliveries it could take (`candidates`): each endpoint's
+oldest few, every endpoint's first before any endpoint's second, leaving out the endpoints
+and workspaces whose share it already holds (dispatcher.py). A workspace with a thousand
+due deliveries so offers as many at a time as one with a single delivery: neither a replay
+nor a backlog of retries keeps another workspace's deliveries waiting behind it.
 
-These statements look across workspaces by design (one queue for the deployment); the
-tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_attempt_at <=`.
+It then takes those it picked in one short transaction, by moving each delivery's
+`next_attempt_at` to the end of a 60 s lease (and noting the lease in `lease_until`), if it
+is still due. Until then no dispatcher sees it as due; if this one dies mid-attempt, the
+delivery is simply due again when the lease runs out, and the queue's index stays one
+column on pending rows. PostgreSQL: `FOR UPDATE SKIP LOCKED`, so dispatchers in several
+processes take disjoint batches without waiting on each other. SQLite: one writer at a
+time already serialises them.
+
+The reads of the queue look across workspaces by design (one queue for the deployment);
+the tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_attempt_at <=`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, literal_column, select, tuple_, update
+from sqlalchemy import and_, bindparam, exists, func, literal_column, or_, select, tuple_, update
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
@@ -38,19 +46,76 @@ _IS_DUE = and_(
 # A read first: an idle queue costs one indexed read per poll, not a write transaction
 # (on SQLite that would take the single writer four times a second per process).
 _ANY_DUE = select(exists().where(_IS_DUE))
-_DUE_KEYS = (
-    select(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
-    .where(_IS_DUE)
-    .order_by(webhook_deliveries.c.next_attempt_at)
+# Each due delivery's place in its endpoint's line (1: the oldest due), for the endpoints and
+# workspaces that are not left out; the lines' first places first. The window runs over
+# the due deliveries only (the partial index), less those left out.
+_PLACED = (
+    select(
+        webhook_deliveries.c.workspace_id,
+        webhook_deliveries.c.id,
+        webhook_deliveries.c.endpoint_id,
+        webhook_deliveries.c.next_attempt_at,
+        func.row_number()
+        .over(
+            partition_by=(webhook_deliveries.c.workspace_id, webhook_deliveries.c.endpoint_id),
+            order_by=webhook_deliveries.c.next_attempt_at,
+        )
+        .label("place"),
+    )
+    .where(
+        _IS_DUE,
+        webhook_deliveries.c.endpoint_id.not_in(bindparam("full_endpoints", expanding=True)),
+        webhook_deliveries.c.workspace_id.not_in(bindparam("full_workspaces", expanding=True)),
+    )
+    .subquery("placed")
+)
+_CANDIDATES = (
+    select(_PLACED.c.workspace_id, _PLACED.c.id, _PLACED.c.endpoint_id)
+    .where(_PLACED.c.place <= bindparam("per_endpoint"))
+    .order_by(_PLACED.c.place, _PLACED.c.next_attempt_at)
     .limit(bindparam("how_many"))
+)
+_STILL_DUE = (
+    select(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
+    .where(
+        _IS_DUE,
+        # The picked deliveries' workspaces, then the deliveries: ids are unique.
+        webhook_deliveries.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
+        webhook_deliveries.c.id.in_(bindparam("ids", expanding=True)),
+    )
     .with_for_update(skip_locked=True)  # PostgreSQL only; SQLite renders nothing
     .correlate(None)  # its own scan of the table, not the UPDATE's row
 )
 _CLAIM = (
     update(webhook_deliveries)
-    .where(tuple_(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id).in_(_DUE_KEYS))
+    .where(tuple_(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id).in_(_STILL_DUE))
     .values(lease_until=bindparam("lease_end"), next_attempt_at=bindparam("lease_end"))
     .returning(webhook_deliveries.c.workspace_id, webhook_deliveries.c.id)
+)
+# An endpoint parked until `until`: its due deliveries, and those `held` by this dispatcher
+# and not sent, wait until then.
+_PARK = (
+    update(webhook_deliveries)
+    .where(
+        webhook_deliveries.c.workspace_id == bindparam("in_workspace"),
+        webhook_deliveries.c.endpoint_id == bindparam("of_endpoint"),
+        webhook_deliveries.c.status == literal_column("'pending'"),
+        or_(
+            webhook_deliveries.c.next_attempt_at <= bindparam("at"),
+            webhook_deliveries.c.id.in_(bindparam("held", expanding=True)),
+        ),
+    )
+    .values(next_attempt_at=bindparam("until"), lease_until=None)
+)
+# A delivery this dispatcher took and did not send: due again at once, while its lease holds.
+_RELEASE = (
+    update(webhook_deliveries)
+    .where(
+        webhook_deliveries.c.workspace_id == bindparam("in_workspace"),
+        webhook_deliveries.c.id == bindparam("the_delivery"),
+        webhook_deliveries.c.lease_until == bindparam("held_until"),
+    )
+    .values(next_attempt_at=bindparam("due_at"), lease_until=None)
 )
 # Where and how an attempt is sent: its endpoint's columns, in `_target`'s order.
 _TARGET = (
@@ -148,17 +213,100 @@ async def any_due(db: Database, at: datetime) -> bool:
         return bool(await connection.scalar(_ANY_DUE, {"at": at}))
 
 
-async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE) -> list[Due]:
-    """Lease up to `limit` deliveries due at `at`, oldest due first, and load them: two
-    statements in one short transaction, whatever the batch's size."""
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A due delivery a dispatcher could take."""
+
+    workspace_id: str
+    delivery_id: str
+    endpoint_id: str
+
+
+async def candidates(
+    db: Database,
+    at: datetime,
+    how_many: int,
+    per_endpoint: int,
+    full_endpoints: Sequence[str] = (),
+    full_workspaces: Sequence[str] = (),
+) -> list[Candidate]:
+    """Up to `how_many` deliveries due at `at`, at most `per_endpoint` of each endpoint:
+    every endpoint's oldest first, then every endpoint's second... Endpoints and workspaces
+    that are full are left out. A read: nothing is taken yet."""
+    parameters = {
+        "at": at,
+        "how_many": how_many,
+        "per_endpoint": per_endpoint,
+        "full_endpoints": list(full_endpoints),
+        "full_workspaces": list(full_workspaces),
+    }
+    async with db.read() as connection:
+        rows = (await connection.execute(_CANDIDATES, parameters)).all()
+    return [Candidate(*row) for row in rows]
+
+
+async def take(
+    db: Database, at: datetime, picked: Sequence[Candidate], lease: timedelta = LEASE
+) -> list[Due]:
+    """Lease those of `picked` still due at `at` (another dispatcher may have taken some)
+    and load them: two statements in one short transaction, whatever the batch's size."""
+    if not picked:
+        return []
     lease_end = at + lease
+    parameters = {
+        "at": at,
+        "lease_end": lease_end,
+        "workspaces": sorted({one.workspace_id for one in picked}),
+        "ids": [one.delivery_id for one in picked],
+    }
     async with db.transaction() as connection:
-        keys = (
-            await connection.execute(_CLAIM, {"at": at, "how_many": limit, "lease_end": lease_end})
-        ).all()
+        keys = (await connection.execute(_CLAIM, parameters)).all()
         if not keys:
             return []
         return await _load(connection, {key[1]: (key[0], lease_end) for key in keys})
+
+
+async def claim(db: Database, at: datetime, limit: int, lease: timedelta = LEASE) -> list[Due]:
+    """Lease and load up to `limit` deliveries due at `at`, endpoint by endpoint."""
+    return await take(db, at, await candidates(db, at, limit, limit), lease)
+
+
+async def park(
+    db: Database,
+    workspace_id: str,
+    endpoint_id: str,
+    at: datetime,
+    until: datetime,
+    held: Sequence[Due] = (),
+) -> None:
+    """Nothing of the endpoint is due before `until`: its deliveries due at `at`, and `held`
+    (taken by this dispatcher, not sent)."""
+    parameters = {
+        "in_workspace": workspace_id,
+        "of_endpoint": endpoint_id,
+        "at": at,
+        "until": until,
+        "held": [due.delivery_id for due in held],
+    }
+    async with db.transaction() as connection:
+        await connection.execute(_PARK, parameters)
+
+
+async def release(db: Database, held: Sequence[Due], at: datetime) -> None:
+    """Deliveries taken by this dispatcher and not sent are due again at `at`."""
+    if not held:
+        return
+    parameters = [
+        {
+            "in_workspace": due.workspace_id,
+            "the_delivery": due.delivery_id,
+            "held_until": due.lease_until,
+            "due_at": at,
+        }
+        for due in held
+    ]
+    async with db.transaction() as connection:
+        await connection.run_many(_RELEASE, parameters)
 
 
 Target = tuple[str, bool, str, str | None, datetime | None]
