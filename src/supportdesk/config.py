@@ -90,8 +90,8 @@ class Settings(BaseSettings):
 
     # Events and webhooks (CONTRACT section 11, docs/webhooks.md).
     event_retention_days: int = Field(default=30, ge=1)
-    # Every `serve` process delivers webhooks unless this is off (`supportdesk dispatch`
-    # then does it alone).
+    # `serve` starts a dispatcher process beside its workers unless this is off
+    # (`supportdesk dispatch` then delivers, elsewhere).
     webhook_dispatch: bool = True
     # http:// and loopback/private addresses for webhook URLs (self-hosted networks, local
     # development); link-local, multicast and unspecified addresses are never allowed.
