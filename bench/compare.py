@@ -11,12 +11,14 @@ first on PYTHONPATH; the two must have the same migrations (the database is shar
 Each round runs createIssue into the workspace without an endpoint and into the one whose
 endpoint (at the bench's receiver) takes every event, on each version in turn (the order
 alternates by round). Per run: requests per second, CPU per request of the serve processes,
-split into their main threads (requests, and since 9e1852c the dispatcher too) and their
-other threads (before it, the dispatcher's own loop), context switches per request, the
-database's CPU per request (PostgreSQL), and deliveries per request at the receiver. The
-figure that matters is paired within a round: the with-endpoint run's CPU per request minus
-the run's without, that is the CPU one delivery costs, of which the median over rounds is
-reported, beside the median throughput ratio.
+split into their main threads and their other threads, and of that the CPU of serve's
+dispatcher process (a version that delivers from its workers' event loops has none: its
+deliveries are in the workers' main threads), context switches per request, the database's
+CPU per request (PostgreSQL), and deliveries per request at the receiver. Every process
+`serve` started is counted, its dispatcher included. The figure that matters is paired within
+a round: the with-endpoint run's CPU per request minus the run's without, that is the CPU one
+delivery costs, of which the median over rounds is reported, beside the median throughput
+ratio.
 
 The statistics are refreshed after the warm-up, as in `make bench`: a statement first
 planned while the deliveries table was nearly empty would otherwise keep a plan that reads
@@ -42,13 +44,23 @@ from bench.load import Driver, LoadSettings
 from bench.run import Options, prepare
 from bench.scenarios import WITH_ENDPOINT, webhook_cost
 from bench.seed import QUICK
-from bench.servers import ROOT, TICKS, Server, ours, receiver, stat_fields
+from bench.servers import ROOT, TICKS, Server, cpu_seconds, ours, receiver, stat_fields
 
 MIGRATIONS = "src/supportdesk/db/migrations"
 HERE = "this checkout"  # uncommitted changes included
 KINDS = ("none", "hook")
 # A run's figures, as Run names them; all but the first are paired per delivery.
-FIGURES = ("rps", "cpu_us", "main_us", "other_threads_us", "database_us", "switches")
+FIGURES = (
+    "rps",
+    "cpu_us",
+    "main_us",
+    "other_threads_us",
+    "dispatcher_us",
+    "database_us",
+    "switches",
+)
+# How serve's dispatcher process is named on its command line.
+DISPATCHER = b"supportdesk.dispatch.role"
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,13 @@ class ThreadTimes:
             self.voluntary - earlier.voluntary,
             self.involuntary - earlier.involuntary,
         )
+
+
+def command_line(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def thread_times(pids: Sequence[int]) -> ThreadTimes:
@@ -109,6 +128,7 @@ class Run:
     database_us: float | None
     switches: float  # voluntary and involuntary, per request
     deliveries: float  # at the receiver during the run, per request
+    dispatcher_us: float = 0.0  # per request, serve's dispatcher process (part of cpu_us)
 
 
 def summary(runs: Sequence[Run]) -> dict[str, dict[str, Any]]:
@@ -157,7 +177,8 @@ def report_lines(found: dict[str, dict[str, Any]]) -> list[str]:
             f"(rounds {', '.join(str(r) for r in entry['ratios'])}); per delivery: "
             f"{entry['cpu_us_per_delivery']:,.0f} µs CPU of serve (main threads "
             f"{entry['main_us_per_delivery']:,.0f}, other threads "
-            f"{entry['other_threads_us_per_delivery']:,.0f}), "
+            f"{entry['other_threads_us_per_delivery']:,.0f}; dispatcher process "
+            f"{entry['dispatcher_us_per_delivery']:,.0f}), "
             + (
                 f"{entry['database_us_per_delivery']:,.0f} µs of PostgreSQL, "
                 if entry["hook"]["database_us"]
@@ -246,10 +267,13 @@ def _rounds(
             for kind in KINDS:
                 server = servers[version]
                 pids = server.pids()
+                dispatchers = [pid for pid in pids if DISPATCHER in command_line(pid)]
                 received = webhooks.receiver_count(hooks)
                 before = thread_times(pids)
+                dispatched = cpu_seconds(dispatchers)
                 taken = driver.run(server, kind, requests[kind], round_)
                 used = thread_times(pids) - before
+                dispatched = cpu_seconds(dispatchers) - dispatched
                 count = max(1, taken.requests)
                 run = Run(
                     version,
@@ -262,12 +286,14 @@ def _rounds(
                     taken.db_cpu_us_per_request,
                     (used.voluntary + used.involuntary) / count,
                     (webhooks.receiver_count(hooks) - received) / count,
+                    dispatched * 1e6 / count,
                 )
                 runs.append(run)
                 print(
                     f"  [{round_ + 1}/{rounds}] {version} {kind}: {run.rps:,.0f}/s, "
                     f"{run.cpu_us:,.0f} µs CPU per request (main {run.main_us:,.0f}, "
-                    f"other threads {run.other_threads_us:,.0f}), "
+                    f"other threads {run.other_threads_us:,.0f}; dispatcher process "
+                    f"{run.dispatcher_us:,.0f}), "
                     f"{run.deliveries:.2f} deliveries per request",
                     flush=True,
                 )

@@ -1,14 +1,15 @@
 """`python -m bench profile`: where our server's CPU goes, per scenario, on PostgreSQL (or
 on the first `--backend` given).
 
-py-spy records the running server (one worker, so one process to sample) while wrk drives
-one scenario; the collapsed stacks are then summed by package (self time) and by function
-(inclusive time). Raw stacks are kept under bench/results/ for a flame graph
-(`py-spy` writes an SVG next to them). `createIssue-webhook` is createIssue into a workspace
-whose endpoint (at the bench's receiver) takes every event type, so the dispatcher's work
-in the same process is in the profile; `supportdesk-dispatch` profiles `supportdesk dispatch`
-delivering alone what a serve without a dispatcher commits at 100 createIssue a second.
-`--only` picks some of them.
+py-spy records the running server (one worker without a dispatcher process, so one process
+to sample) while wrk drives one scenario; the collapsed stacks are then summed by package
+(self time) and by function (inclusive time). Raw stacks are kept under bench/results/ for a
+flame graph (`py-spy` writes an SVG next to them). `createIssue-webhook` is createIssue into
+a workspace whose endpoint (at the bench's receiver) takes every event type, so the cost of
+queueing its deliveries in the mutation is in the profile; `supportdesk-dispatch` profiles
+`supportdesk dispatch` delivering what a serve without a dispatcher commits at 100
+createIssue a second (the dispatcher process `serve` starts is the same). `--only` picks
+some of them.
 """
 
 from __future__ import annotations
@@ -70,13 +71,12 @@ def _frames(line: str) -> tuple[list[tuple[str, str]], int]:
 
 
 # Where a request's time goes, by the functions that enclose each part (inclusive time):
-# answering the request, and the webhook dispatcher's work in the same process.
+# answering the request, and the webhook dispatcher's work in its own process.
 PARTS = (
     ("answering GraphQL requests", "GraphQLEndpoint.__call__", "/http/graphql_endpoint.py"),
     ("  recording events (in the mutation)", "record_events", "/domain/events/log.py"),
     ("    queueing deliveries", "_queue_deliveries", "/domain/events/log.py"),
     ("dispatcher: looking for and leasing work", "Dispatcher._take_batch", "/dispatch/"),
-    ("dispatcher: reading the endpoints of handed-over deliveries", "load", "/dispatch/queue.py"),
     ("dispatcher: attempts", "Dispatcher._attempt", "/dispatch/"),
     ("  signing", "signed_headers", "/dispatch/signing.py"),
     ("  the POST (aiohttp)", "Client.post", "/dispatch/client.py"),
@@ -189,7 +189,7 @@ def profile(options: Options, seconds: int) -> None:
     keys = [key for key in SCENARIOS if key in found and options.wants(key)]
     folder = options.output
     logs = folder / "logs" / "profile"
-    server = ours(url, workers=1).start(logs)
+    server = ours(url, workers=1, dispatch=False).start(logs)
     hooks: Server | None = None
     try:
         if load.hook_workspaces and {webhooks.SCENARIO, DISPATCH} & set(keys):
@@ -199,7 +199,7 @@ def profile(options: Options, seconds: int) -> None:
         driver = Driver(LoadSettings(tools.ensure_wrk(), seconds + 2, options.connections), False)
         for key in keys:
             if key == DISPATCH:
-                continue  # below, once this server (which delivers too) has stopped
+                continue  # below, once this server has stopped
             requests = found[key]
             driver.run(server, key, requests, -1, 2)  # warm the caches first
             raw = folder / f"profile-{key}.txt"

@@ -12,7 +12,7 @@ SUPPORTDESK_WEBHOOK_DISPATCH=false, so no other process takes (and spends CPU on
 deliveries ours queues while it is measured.
 
 CPU is read from /proc/<pid>/stat (utime + stime) of the server's whole process tree, so
-the uvicorn supervisor and every worker count.
+the supervisor, every worker and serve's dispatcher process count.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def ours(
     name: str | None = None,
 ) -> Server:
     """Ours; with `metrics`, recording Prometheus metrics as an operator would run it;
-    `dispatch` is whether its processes deliver webhooks (every serve does by default)."""
+    `dispatch` is whether serve starts its dispatcher process (it does by default)."""
     port = free_port()
     command = [_supportdesk(), "serve", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--workers", str(workers), "--database-url", database_url]

@@ -5,8 +5,8 @@ soon after the commit a delivery's first attempt arrives.
   (run.measure), after them and with the other servers stopped: the same warm `ours`
   creates issues in a workspace without an endpoint and in one whose endpoint takes every
   event type. Ours queues the deliveries in the mutation's
-  transaction and sends them from its own workers, so that work is in its throughput and
-  CPU. After each run with the endpoint the bench notes the deliveries still pending when
+  transaction and sends them from serve's dispatcher process, on the same cores, so that
+  work is in its throughput and CPU. After each run with the endpoint the bench notes the deliveries still pending when
   wrk stopped (a dispatcher falling behind would flatter the ratio) and waits until none
   is, so no run pays for another's deliveries; the server's CPU up to then is noted too.
 - **Latency**: createIssue at a fixed rate, well below saturation (open loop: a request
@@ -14,10 +14,9 @@ soon after the commit a delivery's first attempt arrives.
   each event's `createdAt` to its first arrival at the receiver. `createdAt` is taken in the
   transaction, before the commit, and written in whole milliseconds (truncated), so the
   figure is an upper bound of commit → first attempt (by the rest of the transaction, and
-  by under 1 ms of rounding). Both ends are this machine's wall clock. Measured with the
-  serve processes delivering (each wakes its dispatcher on its own commits), and with a
-  separate `supportdesk dispatch` beside a serve whose dispatcher is off (that one only
-  polls, four times a second).
+  by under 1 ms of rounding). Both ends are this machine's wall clock. Measured with serve
+  delivering (its dispatcher process), and with a separate `supportdesk dispatch` beside a
+  serve whose dispatcher is off; both poll the queue five times a second.
 - **Deliveries**: at the end every delivery of the run must have succeeded; the counts
   (and any that needed a retry, failed or are still pending) go into the report.
 """
