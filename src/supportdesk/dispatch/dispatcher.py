@@ -277,7 +277,8 @@ class Dispatcher:
     def _judge(self, due: queue.Due, reply: Reply, started: datetime) -> None:
         """Park the endpoint after PARK_AFTER time-outs in a row; an answer ends the row."""
         endpoint_id = due.endpoint_id
-        self._shares.answered(endpoint_id, reply.duration_ms < shares.FAST_SECONDS * 1000)
+        quickly = reply.status is not None and reply.duration_ms < shares.FAST_SECONDS * 1000
+        self._shares.answered(endpoint_id, quickly)
         if not reply.timed_out:
             self._time_outs.pop(endpoint_id, None)
             if reply.status is not None:
