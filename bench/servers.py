@@ -187,7 +187,9 @@ def bench_env() -> dict[str, str]:
         "SUPPORTDESK_LOG_JSON": "false",
         # Shared by ours and the floor, whose cursors must be signed alike.
         "SUPPORTDESK_SECRET_KEY": "bench-server-key",
-        "PYTHONPATH": str(ROOT),
+        # This checkout's code first, whichever checkout the virtualenv was installed from
+        # (a git worktree shares the main checkout's); `bench` from here too.
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
     }
 
 
