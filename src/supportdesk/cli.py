@@ -211,7 +211,7 @@ def serve(
         os.environ["SUPPORTDESK_METRICS_PORT"] = str(metrics_port)
     settings = _served_settings()
     # Without Redis each worker counts requests on its own: one worker unless asked, so that
-    # a key's 601st request in a minute is refused (CONTRACT section 8).
+    # a key's 601st request in a minute is refused (docs/http-and-limits.md).
     count = workers or (server.default_workers() if settings.redis_url else 1)
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")

@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     login_failures_per_address: int = Field(default=30, ge=1)
     login_throttle_seconds: int = Field(default=900, ge=1)
 
-    # Events and webhooks (CONTRACT section 11, docs/webhooks.md).
+    # Events and webhooks (docs/webhooks.md).
     event_retention_days: int = Field(default=30, ge=1)
     # `serve` starts a dispatcher process beside its workers unless this is off
     # (`supportdesk dispatch` then delivers, elsewhere).

@@ -1,4 +1,4 @@
-"""Walking a Relay connection page by page (CONTRACT section 5), for any of the generated
+"""Walking a Relay connection page by page (docs/api.md), for any of the generated
 connection models."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a call may raise (CONTRACT section 6).
+"""What a call may raise (docs/api.md).
 
 SupportdeskError
 ├── ApiError                a top-level GraphQL error, or an HTTP refusal

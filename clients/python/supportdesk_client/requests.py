@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 # Mutations whose repetition the service de-duplicates, with the input field that holds
-# the key (CONTRACT section 3: createIssue's idempotencyKey).
+# the key (docs/api.md: createIssue's idempotencyKey).
 IDEMPOTENT_MUTATIONS = {"CreateIssue": "idempotencyKey"}
 _MUTATION = re.compile(r"^\s*mutation\b")
 

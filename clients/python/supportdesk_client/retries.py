@@ -1,4 +1,4 @@
-"""When a refused call is sent again (CONTRACT sections 7 and 8)."""
+"""When a refused call is sent again (docs/http-and-limits.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Verifying a webhook delivery (CONTRACT section 11): Standard Webhooks signatures."""
+"""Verifying a webhook delivery (docs/webhooks.md): Standard Webhooks signatures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bearer-key authentication (CONTRACT sections 7 and 9).
+"""Bearer-key authentication (docs/http-and-limits.md, docs/security.md).
 
 The header is parsed and the secret's shape and checksum checked before any database
 work; a well-formed key then costs one indexed statement, which also brings the

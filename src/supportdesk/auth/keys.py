@@ -1,4 +1,4 @@
-"""The API key secret format (CONTRACT section 9).
+"""The API key secret format (docs/security.md).
 
 `svc_mk_` (or legacy `svc_live_`) + 32 random base62 characters + a 6-character base62
 CRC32 of everything before it. The checksum lets a request with a mistyped or made-up key

@@ -1,6 +1,6 @@
 """The permission table: every root field, every relation that leads to another resource,
-and every REST operation, mapped to the scopes any one of which allows it (CONTRACT
-sections 2 and 13); and the rule for people, which holds wherever a person appears.
+and every REST operation, mapped to the scopes any one of which allows it (docs/api.md,
+docs/rest-v1.md); and the rule for people, which holds wherever a person appears.
 
 Deny by default: the GraphQL schema refuses to start when a root field is missing here,
 and a test fails when a relation to another resource is. Every field of a person is the
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from supportdesk.auth.principal import Principal
 
-# No scope needed, but a legacy key is refused (CONTRACT: legacy keys call createIssue only).
+# No scope needed, but a legacy key is refused (legacy keys call createIssue only).
 ANY_STANDARD_KEY: frozenset[str] = frozenset()
 
 
@@ -46,7 +46,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
         "webhooks:manage",
         "members:read",
     ),
-    # Webhook endpoints and their deliveries (CONTRACT section 11)
+    # Webhook endpoints and their deliveries (docs/webhooks.md)
     "Query.webhookEndpoints": _any("webhooks:manage"),
     "Mutation.createWebhookEndpoint": _any("webhooks:manage"),
     "Mutation.updateWebhookEndpoint": _any("webhooks:manage"),
@@ -73,12 +73,12 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Issue.mergedInto": _any("issues:read"),
     "Issue.assignee": _any("issues:read"),
     "Mutation.assignIssue": _any("issues:write"),
-    # Members (CONTRACT section 12)
+    # Members (docs/working-issues.md)
     "Query.members": _any("members:read"),
     "Mutation.createMember": _any("members:manage"),
     "Mutation.updateMember": _any("members:manage"),
     "Mutation.removeMember": _any("members:manage"),
-    # Labels (CONTRACT section 12)
+    # Labels (docs/working-issues.md)
     "Query.labels": _any("issues:read"),
     "Mutation.createLabel": _any("issues:write"),
     "Mutation.updateLabel": _any("issues:write"),
@@ -107,7 +107,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Account.issues": _any("issues:read"),
     # Relay: each type is checked against the scopes of its own single-object query.
     "Query.node": ANY_STANDARD_KEY,
-    # The REST interface under /v1 (CONTRACT section 13): the scopes of the same operations.
+    # The REST interface under /v1 (docs/rest-v1.md): the scopes of the same operations.
     "REST.createIssue": _any("issues:create", "issues:write"),
     "REST.getIssue": _any("issues:read"),
 }

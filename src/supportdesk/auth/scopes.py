@@ -1,4 +1,4 @@
-"""The scope catalogue and the presets of the settings page (CONTRACT section 2)."""
+"""The scope catalogue and the presets of the settings page (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Webhook signing secrets, encrypted at rest (CONTRACT §11 "Secret").
+"""Webhook signing secrets, encrypted at rest (docs/webhooks.md).
 
 A webhook secret must be read back to sign each delivery, so unlike an API key it cannot be
 stored as a digest. It is sealed with Fernet (AES-CBC + HMAC) under a key derived from the

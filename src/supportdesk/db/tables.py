@@ -61,7 +61,7 @@ workspaces = Table(
     Column("created_at", UTCDateTime, nullable=False),
 )
 
-# The workspace's members (CONTRACT section 12; `mem_` ids), role admin or agent. The table
+# The workspace's members (docs/working-issues.md; `mem_` ids), role admin or agent. The table
 # keeps its first name: org admins are the members with role admin, and only they log in
 # to the settings page. A member added over the API has no password.
 org_admins = Table(
@@ -176,10 +176,10 @@ issues = Table(
     Column("message_count", Integer, nullable=False, server_default="0"),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
-    # The issue this one was merged into (it is then closed for good); CONTRACT section 12.
+    # The issue this one was merged into (it is then closed for good); docs/working-issues.md.
     Column("merged_into", ID, nullable=True),
     # Who works on it: a member or a machine user of the workspace (`member` |
-    # `machine_user`), both NULL when nobody does; CONTRACT section 12.
+    # `machine_user`), both NULL when nobody does; docs/working-issues.md.
     Column("assignee_type", String(20), nullable=True),
     Column("assignee_id", ID, nullable=True),
     # Full-text search over the subject and the thread lives beside the table, per backend
@@ -201,7 +201,7 @@ issues = Table(
     Index("ix_issues_assignee", "workspace_id", "assignee_id", "id"),
 )
 
-# Labels tag issues (CONTRACT section 12); a name is unique in its workspace, any case.
+# Labels tag issues (docs/working-issues.md); a name is unique in its workspace, any case.
 labels = Table(
     "labels",
     metadata,
@@ -242,7 +242,7 @@ messages = Table(
     Column("body", Text, nullable=False),
     Column("author_type", String(20), nullable=False),
     Column("author_id", ID, nullable=False),
-    # "public", or "internal" for a note the requester never sees (CONTRACT section 12).
+    # "public", or "internal" for a note the requester never sees (docs/working-issues.md).
     Column("visibility", String(20), nullable=False, server_default="public"),
     Column("created_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("workspace_id", "id"),
@@ -337,7 +337,7 @@ idempotency_keys = Table(
     PrimaryKeyConstraint("workspace_id", "operation", "key"),
 )
 
-# --- Events and webhooks (CONTRACT section 11) -----------------------------------------
+# --- Events and webhooks (docs/webhooks.md) -----------------------------------------
 
 # The event log, written in the transaction of the change (an outbox). `sequence` is the
 # workspace's gap-free counter (workspaces.last_event_sequence); `actor` and `data` are the

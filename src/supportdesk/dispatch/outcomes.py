@@ -4,7 +4,7 @@ A batch of outcomes is one transaction. A delivery's row is changed only while t
 still holds its lease: if the lease ran out (a stalled process) and another dispatcher took
 the delivery over, the late outcome is dropped rather than written over the newer one.
 
-The endpoint's health follows (CONTRACT §11): a success clears its failure streak; 410 Gone
+The endpoint's health follows (docs/webhooks.md): a success clears its failure streak; 410 Gone
 disables it at once; an endpoint that has had no success for 5 days while its deliveries
 keep failing is disabled as `failing`. Disabling is done as the system, with an audit event
 and a `webhook_endpoint.updated` event, like an admin's change.

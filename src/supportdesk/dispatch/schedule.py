@@ -1,4 +1,4 @@
-"""When a failed delivery is tried again (CONTRACT §11 "Delivery").
+"""When a failed delivery is tried again (docs/webhooks.md).
 
 After failed attempt n (1-based) the delivery waits `schedule[n-1]` seconds, give or take
 10% so that deliveries that failed together (an endpoint down for a minute) do not all come

@@ -1,4 +1,4 @@
-"""Signing a webhook the Standard Webhooks way (CONTRACT §11 "Signing").
+"""Signing a webhook the Standard Webhooks way (docs/webhooks.md).
 
 A receiver checks `v1,<base64 HMAC-SHA256(secret, "{id}.{timestamp}.{body}")>` over the exact
 bytes it received, so the body is serialised once and those same bytes are signed and sent.

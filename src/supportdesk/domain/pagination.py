@@ -1,4 +1,4 @@
-"""Keyset pagination shared by every list (CONTRACT section 5)."""
+"""Keyset pagination shared by every list (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Who may ask, and how often (CONTRACT section 7): the bearer key, the key's rate limit,
+"""Who may ask, and how often (docs/http-and-limits.md): the bearer key, the key's rate limit,
 and the limit on failed authentications per client address."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rate limits (CONTRACT sections 7 and 8): per API key, and for failed authentications
+"""Rate limits (docs/http-and-limits.md): per API key, and for failed authentications
 per client address.
 
 Each limit is a token bucket that holds `limit` tokens and is refilled in full once its

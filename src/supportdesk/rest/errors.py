@@ -1,4 +1,4 @@
-"""Errors as REST clients see them (CONTRACT sections 6 and 13): an HTTP status that says
+"""Errors as REST clients see them (docs/api.md, docs/rest-v1.md): an HTTP status that says
 the kind of failure, and `{"error": {"code", "message", "fields": [{"field", "code"}]}}`
 with the GraphQL API's codes. Extra members (`reason`, `required_scopes`, `retry_after`,
 …) are the GraphQL error's extensions in snake_case."""

@@ -1,4 +1,4 @@
-"""POST /v1/issues, GET /v1/issues/{id} and GET /v1/openapi.json (CONTRACT section 13).
+"""POST /v1/issues, GET /v1/issues/{id} and GET /v1/openapi.json (docs/rest-v1.md).
 
 The operations run the domain's own createIssue and issue read, behind the same keys,
 permission table and rate limits as GraphQL. The order of checks: the method; the key and

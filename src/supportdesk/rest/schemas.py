@@ -1,4 +1,4 @@
-"""The REST shapes (CONTRACT section 13): snake_case JSON in and out, read into and written
+"""The REST shapes (docs/rest-v1.md): snake_case JSON in and out, read into and written
 from the domain's own objects. The rules on the values (required, lengths, priorities) are
 the domain's; this module only checks that each field is a JSON string."""
 

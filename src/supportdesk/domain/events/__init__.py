@@ -1,5 +1,5 @@
 """Events: every change, recorded in its own transaction, read in sequence order and sent
-to webhook endpoints (CONTRACT section 11)."""
+to webhook endpoints (docs/webhooks.md)."""
 
 from supportdesk.domain.events import snapshots
 from supportdesk.domain.events.catalogue import (

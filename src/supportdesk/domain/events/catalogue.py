@@ -1,4 +1,4 @@
-"""The event types (CONTRACT section 11) and the scopes that let a key read each.
+"""The event types (docs/webhooks.md) and the scopes that let a key read each.
 
 A key sees the events whose object it may read; the `events` field needs any one of
 these scopes."""

@@ -1,4 +1,4 @@
-"""The objects of event `data`, in the API's own field names (CONTRACT section 11), and
+"""The objects of event `data`, in the API's own field names (docs/webhooks.md), and
 the `changes` of an update."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Labels: tags on issues, unique by name in a workspace (CONTRACT section 12)."""
+"""Labels: tags on issues, unique by name in a workspace (docs/working-issues.md)."""
 
 from supportdesk.domain.labels.actions import (
     IssueLabelsChange,

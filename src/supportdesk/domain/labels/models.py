@@ -1,4 +1,4 @@
-"""Labels (CONTRACT section 12), as the rest of the service sees them."""
+"""Labels (docs/working-issues.md), as the rest of the service sees them."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ async def get_machine_users(
 
 
 async def managed_machine_user(connection: Connection, workspace_id: str) -> MachineUser:
-    """The principal the service keeps for keys made without choosing one (seed section 5.5)."""
+    """The principal the service keeps for keys made without choosing one."""
     row = (
         (
             await connection.execute(

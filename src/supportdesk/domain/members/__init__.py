@@ -1,4 +1,4 @@
-"""Members: the workspace's people, admins and agents (CONTRACT section 12)."""
+"""Members: the workspace's people, admins and agents (docs/working-issues.md)."""
 
 from supportdesk.domain.members.actions import (
     create_member,

@@ -1,4 +1,4 @@
-"""Members (CONTRACT section 12): the workspace's people, as the rest of the service sees
+"""Members (docs/working-issues.md): the workspace's people, as the rest of the service sees
 them. Admins log in to the settings page; agents are people issues can be assigned to."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where a webhook may be sent (CONTRACT §11 "Safety (SSRF)").
+"""Where a webhook may be sent (docs/webhooks.md).
 
 A webhook URL is chosen by a caller, and the server fetches it: without these rules a key
 with `webhooks:manage` could make the server call its own cloud metadata service or the

@@ -83,7 +83,7 @@ def _read_key_form(page: Page) -> KeyForm:
 
 async def _managed_user_id(page: Page) -> str:
     """The machine user the service manages for the workspace: keys made without choosing
-    one belong to it (seed section 5.5)."""
+    one belong to it."""
     async with page.db.read() as connection:
         return (await machine_users.managed_machine_user(connection, page.workspace_id)).id
 

@@ -1,5 +1,5 @@
 """Settings → Members: the workspace's people. Admins add them with a role, change roles
-and remove them; the last admin stays (CONTRACT section 12)."""
+and remove them; the last admin stays (docs/working-issues.md)."""
 
 from __future__ import annotations
 

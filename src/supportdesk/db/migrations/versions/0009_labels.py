@@ -1,4 +1,4 @@
-"""labels and issue_labels (CONTRACT section 12)
+"""labels and issue_labels (docs/working-issues.md)
 
 Revision ID: 0009
 Revises: 0008

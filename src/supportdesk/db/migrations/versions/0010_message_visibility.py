@@ -1,4 +1,4 @@
-"""messages.visibility: every message so far is public (CONTRACT section 12)
+"""messages.visibility: every message so far is public (docs/working-issues.md)
 
 Revision ID: 0010
 Revises: 0009

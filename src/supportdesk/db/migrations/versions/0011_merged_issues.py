@@ -1,4 +1,4 @@
-"""issues.merged_into: the issue a merged one now lives in (CONTRACT section 12)
+"""issues.merged_into: the issue a merged one now lives in (docs/working-issues.md)
 
 Revision ID: 0011
 Revises: 0010

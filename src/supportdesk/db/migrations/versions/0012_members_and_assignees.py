@@ -1,4 +1,4 @@
-"""Members (CONTRACT section 12): org admins become the workspace's members, and issues
+"""Members (docs/working-issues.md): org admins become the workspace's members, and issues
 gain an assignee
 
 - `org_admins` holds every member (role admin or agent); its ids take the `mem_` prefix

@@ -1,4 +1,4 @@
-"""issues: full-text search over the subject and every message (CONTRACT section 12)
+"""issues: full-text search over the subject and every message (docs/working-issues.md)
 
 SQLite: an FTS5 table `issues_fts` (subject, body: the thread's bodies one after another;
 porter stemming) keeping its own copy of the texts, its rows numbered by
