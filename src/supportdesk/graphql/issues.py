@@ -24,7 +24,6 @@ from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
 from supportdesk.graphql.labels import Label
-from supportdesk.graphql.lookahead import subfield_arguments
 from supportdesk.graphql.machine_users import MachineUser
 from supportdesk.graphql.members import Member
 from supportdesk.graphql.node import Node
@@ -404,41 +403,10 @@ async def load_issue(info: Info, issue_id: str) -> Issue:
     return Issue.of(found)
 
 
-def _requested_thread_page(info: Info) -> PageRequest | None:
-    """The page of `messages` the query asks of this issue, if it asks plainly."""
-    arguments = subfield_arguments(info, "Issue", "messages")
-    if arguments is None or arguments.get("visibility") is not None:
-        return None
-    try:
-        return PageRequest.of(arguments.get("first"), arguments.get("after"), info.context.cursors)
-    except InvalidArgument:
-        return None  # the `messages` field reports it
-
-
-async def load_issue_with_thread(info: Info, issue_id: str, page: PageRequest) -> Issue:
-    """The issue and the page of its thread the query asks for, in one read; the thread
-    waits in the loader for the `messages` field."""
-    context = info.context
-    found = (
-        await issues.fetch_issue_with_thread(context.db, context.workspace_id, issue_id, page)
-        if is_id_of(issue_id, "Issue")
-        else None
-    )
-    if found is None:
-        raise not_found("Issue")
-    issue, thread = found
-    context.loaders.issue.prime(issue.id, issue)
-    context.loaders.messages.prime((issue.id, page), thread)
-    return Issue.of(issue)
-
-
 @strawberry.type
 class IssueQueries:
     @strawberry.field(description="One issue by its id.")
     async def issue(self, info: Info, id: strawberry.ID) -> Issue | None:
-        page = _requested_thread_page(info)
-        if page is not None:
-            return await load_issue_with_thread(info, str(id), page)
         return await load_issue(info, str(id))
 
     @strawberry.field(description="One issue by its ticket number.")
@@ -447,6 +415,8 @@ class IssueQueries:
         found = await issues.fetch_issue_by_number(context.db, context.workspace_id, ticket_number)
         if found is None:
             raise not_found("Issue")
+        # The same issue asked for again by its id (`mergedInto`, `issue`) is not read again.
+        context.loaders.issue.prime(found.id, found)
         return Issue.of(found)
 
     @strawberry.field(

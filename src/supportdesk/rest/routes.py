@@ -130,17 +130,17 @@ def create_issue(settings: Settings) -> Handler:
 async def get_issue(request: Request, principal: Principal) -> Response:
     issue_id = request.path_params["id"]
     visibility = schemas.thread_visibility(request.query_params)
+    db, workspace_id = request.app.state.db, principal.workspace_id
     found = (
-        await issues.fetch_issue_with_thread(
-            request.app.state.db, principal.workspace_id, issue_id, THREAD, visibility
-        )
+        await issues.fetch_issues(db, workspace_id, [issue_id])
         if is_id_of(issue_id, "Issue")
-        else None
+        else {}
     )
-    if found is None:
+    issue = found.get(issue_id)
+    if issue is None:
         raise errors.not_found("Issue not found.")
-    issue, thread = found
-    return json_response(schemas.issue_with_messages_json(issue, thread.items))
+    threads = await issues.fetch_threads(db, workspace_id, [issue_id], THREAD, visibility)
+    return json_response(schemas.issue_with_messages_json(issue, threads[issue_id].items))
 
 
 async def _no_such_endpoint(scope: Scope, receive: Receive, send: Send) -> None:

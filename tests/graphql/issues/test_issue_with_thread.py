@@ -1,6 +1,6 @@
-"""`issue` reads the page of its thread that the query asks for together with the issue
-(one statement on PostgreSQL). Asked through a fragment or under a directive, the thread
-takes the usual path; both paths answer the same."""
+"""`issue` with the page of its thread the query asks for. Asked plainly or through a
+fragment, the answer is compiled (one statement with the issue); under a directive, the
+executor answers through its loaders: both answer the same."""
 
 from __future__ import annotations
 

@@ -14,21 +14,15 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    CompoundSelect,
     Join,
-    Label,
     Select,
     and_,
     bindparam,
-    cast,
     func,
     literal,
-    literal_column,
-    null,
     or_,
     select,
     tuple_,
-    union_all,
 )
 
 from supportdesk.db import Database
@@ -434,76 +428,6 @@ async def count_messages_of_visibility(
     return await _COUNT_OF_VISIBILITY.fetch(
         db, issue_ids, **_visibility_parameters(workspace_id, visibility)
     )
-
-
-def _issue_with_thread_query(after: bool, of_visibility: bool) -> CompoundSelect[Any]:
-    """An issue and one page of its thread (or of its messages of one visibility) in one
-    statement: the issue's row first (its columns, then empty message columns), then a row
-    per message (empty issue columns, then the message's). No row when there is no such
-    issue."""
-    part: Label[int] = literal_column("0").label("part")
-    issue_row = select(
-        part, *ISSUE_COLUMNS, *(cast(null(), c.type).label(f"m_{c.name}") for c in MESSAGE_COLUMNS)
-    ).where(_IN_WORKSPACE, issues.c.id == bindparam("id"))
-    conditions = [
-        messages.c.workspace_id == bindparam("workspace_id"),
-        messages.c.issue_id == bindparam("id"),
-    ]
-    if after:
-        conditions.append(messages.c.id > bindparam("after"))
-    if of_visibility:
-        conditions.append(messages.c.visibility == bindparam("visibility"))
-    page = (
-        select(*MESSAGE_COLUMNS)
-        .where(*conditions)
-        .order_by(messages.c.id)
-        .limit(bindparam("limit"))
-        .subquery("page")
-    )
-    message_rows = select(
-        literal_column("1"),
-        *(cast(null(), c.type) for c in ISSUE_COLUMNS),
-        *page.c,
-    )
-    return union_all(issue_row, message_rows).order_by(
-        literal_column("part"), literal_column("m_id")
-    )
-
-
-_ISSUE_WIDTH = len(ISSUE_COLUMNS)
-# Rows as they come: the issue's, then its messages' (see the statement).
-_ISSUE_WITH_THREAD = {
-    (after, of_visibility): Read(_issue_with_thread_query(after, of_visibility), tuple)
-    for after in (False, True)
-    for of_visibility in (False, True)
-}
-
-
-async def fetch_issue_with_thread(
-    db: Database,
-    workspace_id: str,
-    issue_id: str,
-    page: PageRequest,
-    visibility: str | None = None,
-) -> tuple[Issue, Page[Message]] | None:
-    """An issue with one page of its thread (or of its messages of one `visibility`), in
-    one statement."""
-    parameters: dict[str, Any] = {
-        "workspace_id": workspace_id,
-        "id": issue_id,
-        "limit": page.first + 1,
-    }
-    if page.after:
-        parameters["after"] = page.after
-    if visibility is not None:
-        parameters["visibility"] = visibility
-    read = _ISSUE_WITH_THREAD[bool(page.after), visibility is not None]
-    rows = await db.fetch(read, **parameters)
-    if not rows or rows[0][0] != 0:
-        return None
-    issue = issue_of(rows[0][1 : 1 + _ISSUE_WIDTH])
-    thread = [message_of(row[1 + _ISSUE_WIDTH :]) for row in rows[1:]]
-    return issue, page_of(thread, page.first)
 
 
 async def get_messages(
