@@ -11,10 +11,11 @@ from datetime import UTC, datetime
 
 from sqlalchemy import bindparam, literal, select
 
+from supportdesk.auth.authenticate import key_still_active
+from supportdesk.db.answer_shapes import Column, Fact, Facts, Given, Items, One, Paged, Row
+from supportdesk.db.answer_sql import one_statement
 from supportdesk.db.answers import as_text, json_boolean, json_object, rfc3339, signed_cursor
 from supportdesk.db.types import UTCDateTime
-from supportdesk.domain.answers.roots import single_statement
-from supportdesk.domain.answers.selection import Given, Picked
 from supportdesk.domain.clock import rfc3339 as python_rfc3339
 from supportdesk.domain.pagination import Cursors
 from tests.conftest import WorkspaceFixture
@@ -66,30 +67,20 @@ def test_instants_and_booleans_are_written_as_the_api_writes_them(
         assert text == f'{{"at":"{python_rfc3339(moment)}","yes":true,"no":false}}'
 
 
-def _thread_document(first: int) -> tuple[Picked, Given]:
-    """`issue(id) { id messages(first) { edges { cursor node { id body } } pageInfo {
-    hasNextPage endCursor } } }` as a plan picks it."""
-    node = Picked("node", "node", 5, objects={"Message": (Picked("id", "id", 6),)})
-    edges = Picked(
-        "edges", "edges", 3, objects={"MessageEdge": (Picked("cursor", "cursor", 4), node)}
+def _thread_document(first: int) -> tuple[One, Given]:
+    """`issue(id) { id messages(first) { edges { cursor node { id } } pageInfo {
+    hasNextPage endCursor } } }` as a plan shapes it."""
+    node = Row("messages", (("id", Column("id")),))
+    messages = Paged(
+        "messages",
+        "messages",
+        2,
+        (
+            ("edges", Items((("cursor", Fact.CURSOR), ("node", node)))),
+            ("pageInfo", Facts((("hasNextPage", Fact.HAS_NEXT), ("endCursor", Fact.END_CURSOR)))),
+        ),
     )
-    info = Picked(
-        "pageInfo",
-        "pageInfo",
-        7,
-        objects={
-            "PageInfo": (
-                Picked("hasNextPage", "hasNextPage", 8),
-                Picked("endCursor", "endCursor", 9),
-            )
-        },
-    )
-    messages = Picked(
-        "messages", "messages", 2, frozenset({"first"}), {"MessageConnection": (edges, info)}
-    )
-    root = Picked(
-        "issue", "issue", 0, frozenset({"id"}), {"Issue": (Picked("id", "id", 1), messages)}
-    )
+    root = One(Row("issues", (("id", Column("id")), ("messages", messages))), "id", "a0_id")
     return root, Given(frozenset({(2, "first")}))
 
 
@@ -103,7 +94,7 @@ def test_a_page_keeps_its_order_and_is_not_sorted_again(workspace: WorkspaceFixt
         reply(api, issue["id"], f"reply {n}")
     db = workspace.server.db
     root, given = _thread_document(first=25)
-    compiled = db.compile(single_statement("issue", root, given))
+    compiled = db.compile(one_statement(root, given, key_still_active()))
     parameters = {
         "workspace_id": workspace.id,
         "a0_id": issue["id"],

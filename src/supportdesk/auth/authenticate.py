@@ -5,7 +5,7 @@ work; a well-formed key then costs one indexed statement, which also brings the
 workspace and machine user the rest of the request needs. A process remembers the
 keys it has authenticated (`KnownKeys`: who a key is never changes), but never whether
 one is still active: a request answered for a remembered key runs its statement only
-while `still_active` holds in it, so a revocation or an expiry holds on the very next
+while `key_still_active` holds in it, so a revocation or an expiry holds on the very next
 request in every process.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Select, bindparam, or_, select, update
+from sqlalchemy import ColumnElement, bindparam, or_, select, update
 
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
 from supportdesk.auth.principal import Principal
@@ -134,11 +134,11 @@ async def authenticate(
     return principal, row.last_used_at
 
 
-def still_active(statement: Select[Any]) -> Select[Any]:
-    """`statement`'s single value, read only while the key of the bound `key_id` (in the
-    bound `workspace_id`) is neither revoked nor expired at the bound `key_checked_at`: no
-    row otherwise. A statement answered for a remembered key checks the key itself."""
-    key_is_active: ColumnElement[bool] = (
+def key_still_active() -> ColumnElement[bool]:
+    """The key of the bound `key_id` (in the bound `workspace_id`) is neither revoked nor
+    expired at the bound `key_checked_at`: the condition a statement answered for a
+    remembered key reads under, so that it checks the key itself (no row otherwise)."""
+    return (
         (api_keys.c.workspace_id == bindparam("workspace_id"))
         & (api_keys.c.id == bindparam("key_id"))
         & api_keys.c.revoked_at.is_(None)
@@ -147,12 +147,15 @@ def still_active(statement: Select[Any]) -> Select[Any]:
             api_keys.c.expires_at > bindparam("key_checked_at", type_=api_keys.c.expires_at.type),
         )
     )
-    return select(statement.scalar_subquery()).select_from(api_keys).where(key_is_active)
 
 
 def key_check_parameters(principal: Principal, at: datetime) -> dict[str, Any]:
-    """The values `still_active` binds, besides the workspace's."""
+    """The values `key_still_active` binds, besides the workspace's."""
     return {"key_id": principal.key_id, "key_checked_at": at}
+
+
+class KeyNoLongerActive(Exception):
+    """The key asking was revoked or expired (or is gone) when a statement checked it."""
 
 
 class KnownKeys:

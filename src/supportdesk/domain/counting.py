@@ -1,4 +1,4 @@
-"""Counting rows of a workspace's list (Connection.totalCount)."""
+"""Counting rows of a workspace's list: its total, across pages."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ cursor's position, the page size) are bound by name. Building a Select and compu
 cache key for every request cost more of the server's CPU than the database spent on a page
 of 50 issues, so the statements are built once per shape and kept; a request only works
 out its shape and its values. The executor runs them on a transaction's connection and a
-compiled answer wraps them (domain/answers/roots.py): both read the same statements.
+compiled answer wraps them (db/answer_sql.py): both read the same statements.
 
 The page's size is part of the shape and written into the SQL (`page_limit`), not bound:
 PostgreSQL plans a prepared statement whose LIMIT is bound again at every execution (its
@@ -18,9 +18,8 @@ one generic plan. Clients ask for few page sizes.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -33,10 +32,8 @@ from sqlalchemy import (
     select,
 )
 
+from supportdesk.db.kept import Kept
 from supportdesk.domain.pagination import PageRequest
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
 
 AFTER = "list_after"
 
@@ -72,25 +69,6 @@ class ListQuery:
         if not isinstance(self._count, Select):
             self._count = self._count()
         return self._count
-
-
-class Kept(Generic[K, V]):
-    """What was built once per key, at most `limit` of them; the least recently used
-    goes first."""
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._kept: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K, make: Callable[[], V]) -> V:
-        found = self._kept.get(key)
-        if found is not None:
-            self._kept.move_to_end(key)
-            return found
-        made = self._kept[key] = make()
-        if len(self._kept) > self._limit:
-            self._kept.popitem(last=False)
-        return made
 
 
 def workspace_condition(column: ColumnElement[str]) -> ColumnElement[bool]:

@@ -1,13 +1,15 @@
 """Compiled answers: a read document the database answers in one statement per root field.
 
-For a cached document, its operation and the key's scopes, a plan is made once: the
-fields each root field selects (fragments merged, aliases kept), checked against what
-`domain/answers` can build and what the key may read. A request then binds its variables
-as parameters, runs one statement per root field, whose row is that field's JSON, and
-wraps the bytes in `{"data": …}` without parsing them.
+For a cached document, its operation and the key's scopes, a plan is made once: each root
+field's selection (fragments merged, aliases kept) becomes the shape of its JSON
+(db/answer_shapes.py: rows, their columns and relations, pages and their parts, each under
+the key the answer must hold), from what the schema's types cover (graphql/coverage.py) and
+what the key may read. A request then binds its variables as parameters, and db/ runs one
+statement per root field, whose row is that field's JSON; the bytes are wrapped in
+`{"data": …}` without being parsed.
 
-Anything a plan does not cover takes the executor, whole document: a field without a SQL
-form, any directive, an object of more keys than a database's JSON object takes
+Anything a plan does not cover takes the executor, whole document: a field that does not
+compile, any directive, an object of more keys than a database's JSON object takes
 (`MAX_KEYS`), a field the key may not read, a variable that does not coerce, an argument
 out of range or a cursor not ours (the executor reports those), an object not found (the
 executor answers NOT_FOUND), and a statement the database refuses as nested too deep
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +33,7 @@ from graphql import (
     FragmentSpreadNode,
     GraphQLField,
     GraphQLInterfaceType,
-    GraphQLList,
-    GraphQLNonNull,
     GraphQLObjectType,
-    GraphQLOutputType,
     GraphQLSchema,
     GraphQLUnionType,
     InlineFragmentNode,
@@ -43,44 +43,71 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from supportdesk.auth.authenticate import key_check_parameters
+from supportdesk.auth.authenticate import (
+    KeyNoLongerActive,
+    key_check_parameters,
+    key_still_active,
+)
 from supportdesk.auth.permissions import PERMISSIONS, guards_of, is_allowed, refusal
 from supportdesk.auth.principal import Principal
-from supportdesk.db.answers import MAX_KEYS
-from supportdesk.domain.answers.objects import RELATION_ARGUMENTS, SCALARS, covers
-from supportdesk.domain.answers.roots import (
-    SINGLE_ROOTS,
-    AnswerTooDeep,
-    ListAnswer,
-    SingleAnswer,
-    account_list,
-    article_list,
-    contact_list,
-    issue_list,
+from supportdesk.db.answer_shapes import (
+    Fact,
+    Facts,
+    Given,
+    Items,
+    Listed,
+    One,
+    Paged,
+    Related,
+    Row,
+    Text,
+    Value,
+    parameter,
 )
-from supportdesk.domain.answers.selection import TYPENAME, Given, Picked, argument_name
+from supportdesk.db.answer_sql import (
+    Answers,
+    AnswerTooDeep,
+    GuardFailed,
+    OneAnswer,
+    PageAnswer,
+    PageStatements,
+)
+from supportdesk.db.answers import MAX_KEYS
+from supportdesk.domain.accounts import queries as account_queries
+from supportdesk.domain.articles import queries as article_queries
+from supportdesk.domain.contacts import queries as contact_queries
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.ids import is_id_of
-from supportdesk.domain.issues import VISIBILITIES
+from supportdesk.domain.issues import IssueOrder
+from supportdesk.domain.issues import queries as issue_queries
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.accounts import AccountFilter
 from supportdesk.graphql.articles import ArticleFilter
 from supportdesk.graphql.contacts import ContactFilter
 from supportdesk.graphql.context import Context
+from supportdesk.graphql.coverage import (
+    NARROWING_VALUES,
+    TYPENAME,
+    Catalogue,
+    catalogue_of,
+    named,
+)
 from supportdesk.graphql.issues import IssueFilter, issue_order_of
 
-# The parts of a connection, its edges and its page info.
-_STRUCTURE = {
-    "Connection": frozenset({"edges", "pageInfo", "totalCount"}),
-    "Edge": frozenset({"cursor", "node"}),
-    "PageInfo": frozenset({"hasNextPage", "endCursor", "hasPreviousPage", "startCursor"}),
+# Root fields of one object: the column their argument is matched with, and the argument.
+SINGLE_ROOTS: dict[str, tuple[str, str]] = {
+    "issue": ("id", "id"),
+    "issueByNumber": ("ticket_number", "ticketNumber"),
+    "contact": ("id", "id"),
+    "account": ("id", "id"),
+    "article": ("id", "id"),
 }
-_ROOT_ARGUMENTS = {
+# Root lists: their arguments. Each is read with its executor resolver's statements.
+LIST_ROOTS: dict[str, frozenset[str]] = {
     "issues": frozenset({"first", "after", "filter", "orderBy"}),
     "contacts": frozenset({"first", "after", "filter"}),
     "accounts": frozenset({"first", "after", "filter"}),
     "articles": frozenset({"first", "after", "filter"}),
-    **{root: frozenset({argument}) for root, (_, _, argument) in SINGLE_ROOTS.items()},
 }
 # Relations nested in relations, at most: each is a few levels of sub-selects. SQLite's
 # parser stops at a fixed depth; a statement it refuses all the same (a connection in a
@@ -88,16 +115,11 @@ _ROOT_ARGUMENTS = {
 MAX_DEPTH = 3
 # Plans kept per cached document (operations × scope sets).
 PLANS_PER_DOCUMENT = 32
-
+# The issue orders whose cursors hold an issue's id (update order holds more, relevance a
+# score): the others are the executor's.
+_ID_ORDERS = frozenset({IssueOrder.CREATED_ASC, IssueOrder.CREATED_DESC})
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-# Each list root: its filter's input type, and what answers it.
-_LISTS: dict[str, tuple[Any, Any]] = {
-    "issues": (IssueFilter, None),
-    "contacts": (ContactFilter, contact_list),
-    "accounts": (AccountFilter, account_list),
-    "articles": (ArticleFilter, article_list),
-}
 
 
 def _domain_filter(input_type: Any, given: dict[str, Any]) -> Any:
@@ -107,30 +129,50 @@ def _domain_filter(input_type: Any, given: dict[str, Any]) -> Any:
     return input_type(**names).to_domain()
 
 
+# A root list's page and count, as its resolver reads them, and whether newest first;
+# None for a page whose cursors are not ids. Raises InvalidArgument as the resolver does.
+ListRead = Callable[[str, PageRequest, dict[str, Any]], tuple[PageStatements, bool] | None]
+
+
+def _issue_list(
+    workspace_id: str, page: PageRequest, arguments: dict[str, Any]
+) -> tuple[PageStatements, bool] | None:
+    where = _domain_filter(IssueFilter, arguments.get("filter") or {})
+    order = issue_queries.list_order(where, issue_order_of(arguments.get("orderBy")))
+    if order not in _ID_ORDERS:
+        return None
+    statements = issue_queries.list_query(workspace_id, page, where, order)
+    return statements, order is IssueOrder.CREATED_DESC
+
+
+def _creation_order(input_type: Any, list_query: Any) -> ListRead:
+    def read(
+        workspace_id: str, page: PageRequest, arguments: dict[str, Any]
+    ) -> tuple[PageStatements, bool]:
+        where = _domain_filter(input_type, arguments.get("filter") or {})
+        return list_query(workspace_id, page, where), False
+
+    return read
+
+
+_LISTS: dict[str, ListRead] = {
+    "issues": _issue_list,
+    "contacts": _creation_order(ContactFilter, contact_queries.list_query),
+    "accounts": _creation_order(AccountFilter, account_queries.list_query),
+    # A search's statements hold its words: they are built for one request and not run.
+    "articles": _creation_order(ArticleFilter, article_queries.list_query),
+}
+
+
 class _NotCompiled(Exception):
     pass
 
 
-def _structure_of(type_name: str) -> str | None:
-    if type_name == "PageInfo":
-        return "PageInfo"
-    for suffix in ("Connection", "Edge"):
-        if type_name.endswith(suffix) and type_name[: -len(suffix)] in SCALARS:
-            return suffix
-    return None
-
-
-def _named(type_: GraphQLOutputType) -> Any:
-    while isinstance(type_, GraphQLNonNull | GraphQLList):
-        type_ = type_.of_type
-    return type_
-
-
 @dataclass(frozen=True, slots=True)
 class _Argued:
-    """A field whose arguments a request binds: a connection relation or a root field."""
+    """A field whose arguments a request binds: a page or a root field."""
 
-    picked: Picked
+    number: int
     definition: GraphQLField
     node: FieldNode
 
@@ -139,10 +181,10 @@ class _Argued:
 class RootPlan:
     key: str
     field: str
-    picked: Picked
+    number: int
     argued: tuple[_Argued, ...]
-    single: SingleAnswer | None
-    listed: ListAnswer | None = None
+    one: OneAnswer | None = None
+    page: PageAnswer | None = None
     prefix: bytes = b""  # `"key":`
 
     def __post_init__(self) -> None:
@@ -159,13 +201,17 @@ class Plan:
 
 
 class _Walk:
+    """A selection made into the shape of its answer."""
+
     def __init__(
         self,
         schema: GraphQLSchema,
+        catalogue: Catalogue,
         fragments: dict[str, FragmentDefinitionNode],
         principal: Principal,
     ) -> None:
         self.schema = schema
+        self.catalogue = catalogue
         self.fragments = fragments
         self.principal = principal
         self.numbers = itertools.count()
@@ -175,14 +221,16 @@ class _Walk:
     def _applies(self, condition: str | None, type_: GraphQLObjectType) -> bool:
         if condition is None or condition == type_.name:
             return True
-        named = self.schema.get_type(condition)
-        if isinstance(named, GraphQLInterfaceType | GraphQLUnionType):
-            return self.schema.is_sub_type(named, type_)
+        named_type = self.schema.get_type(condition)
+        if isinstance(named_type, GraphQLInterfaceType | GraphQLUnionType):
+            return self.schema.is_sub_type(named_type, type_)
         return False
 
-    def _collect(
-        self, selections: list[SelectionSetNode], type_: GraphQLObjectType
+    def collect(
+        self, nodes: list[FieldNode] | list[SelectionSetNode], type_: GraphQLObjectType
     ) -> dict[str, list[FieldNode]]:
+        """The fields selected of `type_` under these fields (or selection sets), by key;
+        at most as many as a database's JSON object holds."""
         grouped: dict[str, list[FieldNode]] = {}
 
         def visit(selection_set: SelectionSetNode) -> None:
@@ -203,76 +251,106 @@ class _Walk:
                     if self._applies(fragment.type_condition.name.value, type_):
                         visit(fragment.selection_set)
 
-        for selection_set in selections:
-            visit(selection_set)
+        for node in nodes:
+            selection_set = node if isinstance(node, SelectionSetNode) else node.selection_set
+            if selection_set is not None:
+                visit(selection_set)
+        if len(grouped) > MAX_KEYS:  # more than one JSON object of the database holds
+            raise _NotCompiled
         return grouped
 
-    def picks(
-        self, selections: list[SelectionSetNode], type_: GraphQLObjectType
-    ) -> tuple[Picked, ...]:
-        collected = self._collect(selections, type_)
-        if len(collected) > MAX_KEYS:  # more than one JSON object of the database holds
+    def _checked(self, parent: GraphQLObjectType, nodes: list[FieldNode]) -> frozenset[str]:
+        """The arguments given to a field the key may read. A field it may not read (a
+        person's e-mail included) is the executor's: it answers null there, FORBIDDEN."""
+        if refusal(self.principal, guards_of(parent.name, nodes[0].name.value)) is not None:
             raise _NotCompiled
-        found = []
-        for key, nodes in collected.items():
-            found.append(self.pick(key, nodes, type_))
-        return tuple(found)
+        return frozenset(argument.name.value for argument in nodes[0].arguments or ())
 
-    def pick(self, key: str, nodes: list[FieldNode], parent: GraphQLObjectType) -> Picked:
+    def row(self, nodes: list[FieldNode], type_: Any) -> Row:
+        table = self.catalogue.tables.get(type_.name)
+        if table is None or not isinstance(type_, GraphQLObjectType):
+            raise _NotCompiled
+        keys = tuple(
+            (key, self._value(picked, type_)) for key, picked in self.collect(nodes, type_).items()
+        )
+        return Row(table, keys)
+
+    def _value(self, nodes: list[FieldNode], parent: GraphQLObjectType) -> Value:
         name = nodes[0].name.value
-        number = next(self.numbers)
         if name == TYPENAME:
-            return Picked(key, TYPENAME, number)
-        structure = _structure_of(parent.name)
-        if structure is not None:
-            if name not in _STRUCTURE[structure]:
-                raise _NotCompiled
-            allowed: frozenset[str] = frozenset()
-        elif covers(parent.name, name):
-            allowed = RELATION_ARGUMENTS.get((parent.name, name), frozenset())
-        else:
+            return Text(parent.name)
+        compiles = self.catalogue.compiles(parent.name, name)
+        if compiles is None:
             raise _NotCompiled
-        # A field the key may not read (a person's e-mail included) is the executor's:
-        # it answers null there with FORBIDDEN.
-        if refusal(self.principal, guards_of(parent.name, name)) is not None:
+        arguments = self._checked(parent, nodes)
+        if not arguments <= compiles.arguments:
             raise _NotCompiled
-        arguments = frozenset(argument.name.value for argument in nodes[0].arguments or ())
-        if not arguments <= allowed:
+        if compiles.column is not None:
+            return compiles.column
+        assert compiles.relation is not None
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
             raise _NotCompiled
         definition = parent.fields[name]
-        relation = structure is None and (parent.name, name) in RELATION_ARGUMENTS
-        if relation:
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                raise _NotCompiled
-        objects = self._objects(definition.type, nodes)
-        if relation:
-            self.depth -= 1
-        picked = Picked(key, name, number, arguments, objects)
-        if RELATION_ARGUMENTS.get((parent.name, name)):
-            self.argued.append(_Argued(picked, definition, nodes[0]))
-        return picked
+        target = named(definition.type)
+        value: Value
+        if compiles.yields is Paged:
+            number = next(self.numbers)
+            self.argued.append(_Argued(number, definition, nodes[0]))
+            value = self.page(compiles.relation, number, nodes, target)
+        elif compiles.yields is Listed:
+            value = Listed(compiles.relation, self.row(nodes, target))
+        else:
+            members = (
+                self.schema.get_possible_types(target)
+                if isinstance(target, GraphQLUnionType)
+                else [target]
+            )
+            value = Related(compiles.relation, tuple(self.row(nodes, m) for m in members))
+        self.depth -= 1
+        return value
 
-    def _objects(
-        self, type_: GraphQLOutputType, nodes: list[FieldNode]
-    ) -> dict[str, tuple[Picked, ...]] | None:
-        named = _named(type_)
-        selections = [node.selection_set for node in nodes if node.selection_set]
-        if isinstance(named, GraphQLObjectType):
-            return {named.name: self.picks(selections, named)}
-        if isinstance(named, GraphQLUnionType | GraphQLInterfaceType):
-            return {
-                possible.name: self.picks(selections, possible)
-                for possible in self.schema.get_possible_types(named)
-            }
-        return None
+    def page(
+        self, relation: str | None, number: int, nodes: list[FieldNode], connection: Any
+    ) -> Paged:
+        edge = named(connection.fields["edges"].type)
+        node_type = named(edge.fields["node"].type)
+        table = self.catalogue.tables.get(node_type.name)
+        if table is None:
+            raise _NotCompiled
+        keys = tuple(
+            (key, self._part(picked, connection, table))
+            for key, picked in self.collect(nodes, connection).items()
+        )
+        return Paged(table, relation, number, keys)
+
+    def _part(self, nodes: list[FieldNode], parent: GraphQLObjectType, table: str) -> Any:
+        """A part of a connection, an edge or a page info: a fact, or an object of parts."""
+        name = nodes[0].name.value
+        if name == TYPENAME:
+            return Text(parent.name)
+        part = self.catalogue.parts.get(parent.name, {}).get(name, _NotCompiled)
+        if part is _NotCompiled or self._checked(parent, nodes):
+            raise _NotCompiled  # not a part, or given arguments: parts take none
+        if isinstance(part, Fact):
+            return part
+        target = named(parent.fields[name].type)
+        if part is None:  # an edge's node: the row
+            return self.row(nodes, target)
+        parts = tuple(
+            (key, self._part(picked, target, table))
+            for key, picked in self.collect(nodes, target).items()
+        )
+        return Items(parts) if part is Items else Facts(parts)
 
 
 def make_plan(
     schema: GraphQLSchema,
+    catalogue: Catalogue,
     fragments: dict[str, FragmentDefinitionNode],
     operation: OperationDefinitionNode,
     principal: Principal,
+    answers: Answers,
 ) -> Plan | None:
     """The plan of a read operation for a key with these scopes; None when any part of
     it does not compile."""
@@ -280,34 +358,36 @@ def make_plan(
         return None
     query_type = schema.query_type
     assert query_type is not None
-    walk = _Walk(schema, fragments, principal)
+    walk = _Walk(schema, catalogue, fragments, principal)
     roots = []
     try:
-        for key, nodes in walk._collect([operation.selection_set], query_type).items():
+        for key, nodes in walk.collect([operation.selection_set], query_type).items():
             name = nodes[0].name.value
             if name == TYPENAME:
-                roots.append(RootPlan(key, TYPENAME, Picked(key, TYPENAME, -1), (), None))
+                roots.append(RootPlan(key, TYPENAME, -1, ()))
                 continue
-            if name not in _ROOT_ARGUMENTS:
+            if name not in SINGLE_ROOTS and name not in LIST_ROOTS:
                 return None
-            required = PERMISSIONS[f"Query.{name}"]
-            if not is_allowed(principal, required):
+            if not is_allowed(principal, PERMISSIONS[f"Query.{name}"]):
                 return None
             walk.argued = []
             definition = query_type.fields[name]
-            picked = Picked(
-                key,
-                name,
-                next(walk.numbers),
-                frozenset(a.name.value for a in nodes[0].arguments or ()),
-                walk._objects(definition.type, nodes),
-            )
-            if not picked.arguments <= _ROOT_ARGUMENTS[name]:
-                return None
-            argued = (_Argued(picked, definition, nodes[0]), *walk.argued)
-            single = SingleAnswer(name, picked) if name in SINGLE_ROOTS else None
-            listed = ListAnswer(picked) if name in _LISTS else None
-            roots.append(RootPlan(key, name, picked, argued, single, listed))
+            number = next(walk.numbers)
+            target = named(definition.type)
+            arguments = frozenset(a.name.value for a in nodes[0].arguments or ())
+            root = RootPlan(key, name, number, ())
+            if name in SINGLE_ROOTS:
+                column, argument = SINGLE_ROOTS[name]
+                if not arguments <= {argument}:
+                    return None
+                row = walk.row(nodes, target)
+                root.one = answers.one(One(row, column, parameter(number, argument)))
+            else:
+                if not arguments <= LIST_ROOTS[name]:
+                    return None
+                root.page = answers.page(walk.page(None, number, nodes, target))
+            root.argued = (_Argued(number, definition, nodes[0]), *walk.argued)
+            roots.append(root)
     except _NotCompiled:
         return None
     return Plan(operation, tuple(roots))
@@ -318,26 +398,25 @@ class _Bound:
     given: set[tuple[int, str]] = field(default_factory=set)
     parameters: dict[str, Any] = field(default_factory=dict)
 
-    def bind(self, picked: Picked, argument: str, value: Any) -> None:
-        self.given.add((picked.number, argument))
-        self.parameters[argument_name(picked.number, argument)] = value
+    def bind(self, number: int, argument: str, value: Any) -> None:
+        self.given.add((number, argument))
+        self.parameters[parameter(number, argument)] = value
 
 
-def _bind_relation(
-    bound: _Bound, argued: _Argued, values: dict[str, Any], context: Context
-) -> None:
+def _bind_page(bound: _Bound, argued: _Argued, values: dict[str, Any], context: Context) -> None:
     page = PageRequest.of(values.get("first"), values.get("after"), context.cursors)
-    bound.bind(argued.picked, "first", page.first)
-    bound.bind(argued.picked, "limit", page.first + 1)
+    bound.bind(argued.number, "first", page.first)
+    bound.bind(argued.number, "limit", page.first + 1)
     if page.after is not None:
         if ":" in page.after:  # a position of another order
             raise InvalidArgument("not an id cursor")
-        bound.bind(argued.picked, "after", page.after)
-    visibility = values.get("visibility")
-    if visibility is not None:
-        if visibility not in VISIBILITIES:
-            raise InvalidArgument("`visibility` is `public` or `internal`.")
-        bound.bind(argued.picked, "visibility", visibility)
+        bound.bind(argued.number, "after", page.after)
+    for name, allowed in NARROWING_VALUES.items():
+        value = values.get(name)
+        if value is not None:
+            if value not in allowed:
+                raise InvalidArgument(f"`{name}` is not one of its values.")
+            bound.bind(argued.number, name, value)
 
 
 class CompiledReads:
@@ -345,6 +424,9 @@ class CompiledReads:
 
     def __init__(self, schema: GraphQLSchema) -> None:
         self.schema = schema
+        self.catalogue = catalogue_of(schema)
+        # Every statement is read only while the key asking is still active.
+        self.answers = Answers(key_still_active())
 
     def plan(
         self,
@@ -356,7 +438,9 @@ class CompiledReads:
         key = (id(operation), principal.scopes, principal.is_legacy)
         if key in plans:
             return plans[key]
-        plan = make_plan(self.schema, document_fragments, operation, principal)
+        plan = make_plan(
+            self.schema, self.catalogue, document_fragments, operation, principal, self.answers
+        )
         if len(plans) < PLANS_PER_DOCUMENT:
             plans[key] = plan
         return plan
@@ -364,7 +448,8 @@ class CompiledReads:
     async def answer(
         self, plan: Plan, variables: dict[str, Any] | None, context: Context
     ) -> bytes | None:
-        """The `data` of the answer as JSON bytes, or None: the executor answers."""
+        """The `data` of the answer as JSON bytes, or None: the executor answers. Raises
+        KeyNoLongerActive when the key was revoked or expired since it was looked up."""
         if plan.too_deep:
             return None
         coerced = get_variable_values(
@@ -385,6 +470,8 @@ class CompiledReads:
                 except AnswerTooDeep:
                     plan.too_deep = True
                     return None
+                except GuardFailed:
+                    raise KeyNoLongerActive from None
             if value is None:
                 return None
             parts.append(root.prefix + value.encode())
@@ -401,28 +488,23 @@ class CompiledReads:
             if index == 0:
                 root_values = values
             else:
-                _bind_relation(bound, argued, values, context)
-        given = Given(frozenset(bound.given))
+                _bind_page(bound, argued, values, context)
         db = context.db
-        if root.single is not None:
-            type_name, _, argument = SINGLE_ROOTS[root.field]
+        if root.one is not None:
+            _, argument = SINGLE_ROOTS[root.field]
             value = root_values[argument]
             if argument == "id":
                 value = str(value)
-                if not is_id_of(value, type_name):
+                if not is_id_of(value, named(root.argued[0].definition.type).name):
                     return None
-            bound.bind(root.picked, argument, value)
-            return await root.single.run(db, given, bound.parameters)
+            bound.bind(root.number, argument, value)
+            return await root.one.run(db, Given(frozenset(bound.given)), bound.parameters)
+        assert root.page is not None
         page = PageRequest.of(root_values.get("first"), root_values.get("after"), context.cursors)
-        bound.bind(root.picked, "first", page.first)
-        given = Given(frozenset(bound.given))
-        filter_input, list_read = _LISTS[root.field]
-        where = _domain_filter(filter_input, root_values.get("filter") or {})
-        if root.field == "issues":
-            order = issue_order_of(root_values.get("orderBy"))
-            read = issue_list(context.workspace_id, page, where, order)
-        else:
-            read = list_read(context.workspace_id, page, where)
-        if read is None or root.listed is None:
+        bound.bind(root.number, "first", page.first)
+        read = _LISTS[root.field](context.workspace_id, page, root_values)
+        if read is None:
             return None
-        return await root.listed.run(db, given, bound.parameters, read)
+        statements, descending = read
+        given = Given(frozenset(bound.given))
+        return await root.page.run(db, given, bound.parameters, statements, descending)

@@ -18,11 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from supportdesk.auth.authenticate import KeyNoLongerActive
 from supportdesk.auth.principal import Principal
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
 from supportdesk.db.deadline import DeadlinePassed, statements_within
-from supportdesk.domain.answers.roots import KeyNoLongerActive
 from supportdesk.domain.clock import now
 from supportdesk.domain.pagination import Cursors
 from supportdesk.graphql.compiled import CompiledReads, Plan

@@ -1,8 +1,8 @@
 """Documents hypothesis-graphql generates over what compiled answers cover.
 
 The generator draws from a schema cut down to the covered part (`covered_schema`): the
-covered root fields, the covered fields of each covered type (domain/answers/objects.py:
-SCALARS and RELATIONS), the parts of their connections. Everything it writes is a valid
+covered root fields, the covered fields of each covered type (graphql/coverage.py), the
+parts of their connections. Everything it writes is a valid
 document of the whole schema. Arguments take values from the data fixture, mostly valid,
 sometimes not: ids of every kind and none, page sizes in and out of range, cursors of
 every covered list and of none, instants, search words.
@@ -25,12 +25,14 @@ from graphql import (
 from hypothesis import strategies as st
 from hypothesis_graphql import from_schema, nodes
 
-from supportdesk.domain.answers.objects import covers
-from supportdesk.domain.answers.roots import LIST_ROOTS, SINGLE_ROOTS
+from supportdesk.graphql.compiled import LIST_ROOTS, SINGLE_ROOTS
+from supportdesk.graphql.coverage import catalogue_of
+from supportdesk.graphql.schema import build_schema
 from tests.graphql.compiled.dataset import Dataset
 from tests.graphql.compiled.harvest import INSTANTS, schema
 
 COVERED_ROOTS = [*SINGLE_ROOTS, *LIST_ROOTS]
+CATALOGUE = catalogue_of(build_schema()._schema)
 _STRUCTURE = {
     "Connection": ("edges", "pageInfo", "totalCount"),
     "Edge": ("cursor", "node"),
@@ -45,7 +47,7 @@ def _kept_fields(type_: GraphQLObjectType) -> list[str]:
     for suffix, parts in _STRUCTURE.items():
         if type_.name.endswith(suffix):
             return list(parts)
-    return [name for name in type_.fields if covers(type_.name, name)]
+    return [name for name in type_.fields if CATALOGUE.covers(type_.name, name)]
 
 
 def _field_sdl(type_: GraphQLObjectType, name: str) -> str:

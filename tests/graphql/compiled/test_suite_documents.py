@@ -17,7 +17,7 @@ from graphql import (
     parse,
 )
 
-from supportdesk.domain.answers.roots import LIST_ROOTS, SINGLE_ROOTS
+from supportdesk.graphql.compiled import LIST_ROOTS, SINGLE_ROOTS
 from tests.graphql.compiled.compare import Tally
 from tests.graphql.compiled.conftest import Differential
 from tests.graphql.compiled.harvest import Values, suite_documents

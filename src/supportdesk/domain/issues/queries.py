@@ -27,6 +27,7 @@ from sqlalchemy import (
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
+from supportdesk.db.kept import Kept
 from supportdesk.db.reads import Read, in_ids
 from supportdesk.db.search import Search
 from supportdesk.db.tables import contacts, issue_labels, issues, messages
@@ -47,7 +48,7 @@ from supportdesk.domain.issues.models import (
 from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
-from supportdesk.domain.lists import Kept, ListQuery, page_limit, workspace_condition
+from supportdesk.domain.lists import ListQuery, page_limit, workspace_condition
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 
