@@ -63,17 +63,19 @@ class Admission:
         self._last_used_scheduled: dict[str, datetime] = {}
         self.known = KnownKeys()
 
-    async def admit(
-        self, request: Request, bearer: Bearer | None = None, spent: Verdict | None = None
-    ) -> tuple[Principal, dict[str, str]]:
+    async def admit(self, request: Request) -> tuple[Principal, dict[str, str]]:
         """The caller's principal and the rate-limit headers for every answer from here on;
-        raises HttpProblem (401, 429) otherwise. `spent` is the token this request already
-        took (`admit_known`), which it does not take twice."""
-        principal = await self._authenticate(request, bearer or Bearer.of(request))
+        raises HttpProblem (401, 429) otherwise."""
+        principal = await self.authenticate(request, Bearer.of(request))
+        return principal, self.allowed(request, principal, await self.spend(principal))
+
+    def allowed(self, request: Request, principal: Principal, verdict: Verdict) -> dict[str, str]:
+        """The rate-limit headers of an authenticated key whose token is `verdict`; raises
+        HttpProblem (429) when it was refused."""
         record = access_record(request.scope)
         record.key_prefix = principal.key_prefix
         record.workspace = principal.workspace_id
-        return principal, self._verdict(spent or await self.spend(principal), record)
+        return self._verdict(verdict, record)
 
     async def admit_known(self, bearer: Bearer) -> Remembered | None:
         """For a key this process has authenticated before: its principal, not yet known to
@@ -87,22 +89,22 @@ class Admission:
         principal, last_used_at = found
         return Remembered(bearer.secret_hash, principal, last_used_at, await self.spend(principal))
 
-    def forget(self, remembered: Remembered) -> None:
-        """The remembered key was revoked or expired (or is gone)."""
-        self.known.forget(remembered.secret_hash)
+    def forget(self, bearer: Bearer) -> None:
+        """The key was found revoked or expired (or gone): looked up at its next use."""
+        if bearer.secret_hash is not None:
+            self.known.forget(bearer.secret_hash)
 
     def admitted(self, request: Request, remembered: Remembered) -> dict[str, str]:
         """The rate-limit headers of a remembered key whose statements found it active."""
         principal = remembered.principal
-        record = access_record(request.scope)
-        record.key_prefix = principal.key_prefix
-        record.workspace = principal.workspace_id
         request.state.principal = principal
-        headers = self._verdict(remembered.verdict, record)
+        headers = self.allowed(request, principal, remembered.verdict)
         self._note_use(request.app.state.db, principal, remembered.last_used_at, now())
         return headers
 
-    async def _authenticate(self, request: Request, bearer: Bearer) -> Principal:
+    async def authenticate(self, request: Request, bearer: Bearer) -> Principal:
+        """The principal of the request's key, looked up; raises HttpProblem (401, or 429
+        past the failed authentications of its address)."""
         db: Database = request.app.state.db
         moment = now()
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
@@ -30,7 +30,7 @@ from supportdesk.graphql.context import Context
 from supportdesk.graphql.documents import DocumentRunner, Operation, Prepared, RequestError
 from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission, Bearer, Remembered
-from supportdesk.http.rate_limit import RateLimiter
+from supportdesk.http.rate_limit import RateLimiter, Verdict
 from supportdesk.http.requests import (
     GRAPHQL_RESPONSE,
     JSON,
@@ -82,29 +82,17 @@ def _refuses_compiled(payload: GraphQLRequest) -> bool:
     return bool(payload.extensions and payload.extensions.get("compiled") is False)
 
 
-class _Body:
-    """The request's GraphQL payload, read once: kept, or the problem reading it raised, so
-    that a request read before its key is looked up still answers in the order of checks."""
+@dataclass(slots=True)
+class _Caller:
+    """Who asks: the request's key, its principal and the token of its rate limit. A key
+    remembered by this process is not `checked` (known to be active) until a compiled
+    statement finds it so or it is looked up."""
 
-    def __init__(self, request: Request, max_body_bytes: int) -> None:
-        self._request = request
-        self._max_body_bytes = max_body_bytes
-        self._read: GraphQLRequest | HttpProblem | None = None
-
-    async def read(self) -> GraphQLRequest:
-        if self._read is None:
-            request = self._request
-            try:
-                self._read = await (
-                    read_get(request)
-                    if request.method == "GET"
-                    else read_post(request, self._max_body_bytes)
-                )
-            except HttpProblem as problem:
-                self._read = problem
-        if isinstance(self._read, HttpProblem):
-            raise self._read
-        return self._read
+    bearer: Bearer
+    principal: Principal
+    verdict: Verdict
+    checked: bool
+    remembered: Remembered | None = None
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object
@@ -141,6 +129,8 @@ class GraphQLEndpoint:
         await response(scope, receive, send)
 
     async def handle(self, request: Request) -> Response:
+        """Straight through: who asks (once), the request read and prepared, then the
+        answer, compiled when its plan answers and the executor's otherwise."""
         reply = Reply()
         try:
             reply.media_type = negotiate(request.headers.get("accept"))
@@ -151,53 +141,90 @@ class GraphQLEndpoint:
                     "Use POST (or GET for queries).",
                     {"Allow": "GET, POST"},
                 )
-            body = _Body(request, self.settings.max_body_bytes)
-            bearer = Bearer.of(request)
-            remembered = await self.admission.admit_known(bearer) if self.compiled else None
-            ready = None
-            if remembered is not None:
-                answered, ready = await self._answer_remembered(request, body, remembered, reply)
-                if answered is not None:
-                    return answered
-            spent = remembered.verdict if remembered is not None else None
-            principal, rate_limit_headers = await self.admission.admit(request, bearer, spent)
-            reply.headers.update(rate_limit_headers)
-            return await self._execute(request, await body.read(), principal, reply, ready)
+            caller = await self._caller(request, reply)
+            try:
+                payload = await (
+                    read_get(request)
+                    if request.method == "GET"
+                    else read_post(request, self.settings.max_body_bytes)
+                )
+                ready = await self._prepared(request, payload, caller.principal)
+            except (HttpProblem, RequestError):
+                await self._checked(request, caller, reply)  # a revoked key's 401 comes first
+                raise
+            if ready.plan is not None:
+                answer = await self._compiled(request, ready, payload, caller, reply)
+                if answer is not None:
+                    return answer
+            await self._checked(request, caller, reply)
+            ready.context.principal = caller.principal
+            return await self._executed(ready, payload, reply)
         except HttpProblem as problem:
             return reply(problem.body, problem.status, problem.headers)
+        except RequestError as error:
+            if error.extensions and "cost" in error.extensions:
+                access_record(request.scope).cost = error.extensions["cost"]["requested"]
+            spec_status = 400 if reply.media_type == GRAPHQL_RESPONSE else 200
+            status = spec_status if error.code in _SPEC_REQUEST_ERRORS else error.status
+            return reply(error.body, status)
 
-    async def _answer_remembered(
-        self, request: Request, body: _Body, remembered: Remembered, reply: Reply
-    ) -> tuple[Response | None, _Prepared | None]:
-        """The compiled answer for a key this process has authenticated before, whose
-        statements check that it is still active. Otherwise no answer: the request needs
-        its key looked up first (it is not answered compiled, the key is no longer active,
-        or its rate limit is spent, which a revoked key answers with 401), with what was
-        prepared of it for the executor, if anything."""
-        if not remembered.verdict.allowed:
-            return None, None
-        try:
-            payload = await body.read()
-            ready = await self._prepared(request, payload, remembered.principal)
-        except (HttpProblem, RequestError):
-            return None, None  # answered in the order of checks once the key is looked up
-        if ready.plan is None:
-            return None, ready
+    async def _caller(self, request: Request, reply: Reply) -> _Caller:
+        """Who asks, and the token of its rate limit, taken once. A key this process has
+        authenticated before is taken at its word for now: its compiled statements check
+        that it is still active, or it is looked up (`_checked`) before anything else
+        answers. Any other key is looked up here."""
+        bearer = Bearer.of(request)
+        remembered = await self.admission.admit_known(bearer) if self.compiled else None
+        if remembered is not None:
+            caller = _Caller(bearer, remembered.principal, remembered.verdict, False, remembered)
+            if not remembered.verdict.allowed:  # 429, unless a lookup answers 401 first
+                await self._checked(request, caller, reply)
+            return caller
+        principal = await self.admission.authenticate(request, bearer)
+        verdict = await self.admission.spend(principal)
+        reply.headers.update(self.admission.allowed(request, principal, verdict))
+        return _Caller(bearer, principal, verdict, True)
+
+    async def _checked(self, request: Request, caller: _Caller, reply: Reply) -> None:
+        """The caller's key known to be active from here on: looked up unless it is
+        already (401 when it is not, then 429 when its token was refused)."""
+        if caller.checked:
+            return
+        caller.principal = await self.admission.authenticate(request, caller.bearer)
+        reply.headers.update(self.admission.allowed(request, caller.principal, caller.verdict))
+        caller.checked = True
+
+    async def _compiled(
+        self,
+        request: Request,
+        ready: _Prepared,
+        payload: GraphQLRequest,
+        caller: _Caller,
+        reply: Reply,
+    ) -> Response | None:
+        """The compiled answer, or None: the executor answers."""
         try:
             # A time-out is answered from here (503): running the statement again would
             # take as long, and it could not tell whether the key is still active either.
             answer = await self._in_time(self._compiled_answer(ready, payload))
         except KeyNoLongerActive:
-            self.admission.forget(remembered)
-            return None, None
+            # The one place a key found revoked or expired since it was authenticated is
+            # handled: it is forgotten and looked up again (`_checked`), which answers 401
+            # with the reason.
+            self.admission.forget(caller.bearer)
+            caller.checked = False
+            return None
         except HttpProblem:
-            reply.headers.update(remembered.verdict.headers())
+            reply.headers.update(caller.verdict.headers())
             raise
         if answer is None:
-            return None, replace(ready, plan=None)
-        reply.headers.update(self.admission.admitted(request, remembered))
+            return None
+        if not caller.checked and caller.remembered is not None:
+            # Its statements found the key active.
+            reply.headers.update(self.admission.admitted(request, caller.remembered))
+            caller.checked = True
         access_record(request.scope).compiled = True
-        return self._answered(reply, answer, ready.cost), None
+        return self._answered(reply, answer, ready.cost)
 
     async def _prepared(
         self, request: Request, payload: GraphQLRequest, principal: Principal
@@ -238,43 +265,15 @@ class GraphQLEndpoint:
             self.executor.check_variables(payload.variables, cost)
         return _Prepared(prepared, operation, cost, context, plan)
 
-    async def _execute(
-        self,
-        request: Request,
-        payload: GraphQLRequest,
-        principal: Principal,
-        reply: Reply,
-        ready: _Prepared | None = None,
-    ) -> Response:
-        """The answer, compiled or the executor's; `ready` is what was prepared of the
-        request before its key was looked up, for the same key."""
-        record = access_record(request.scope)
-        try:
-            if ready is None:
-                ready = await self._prepared(request, payload, principal)
-            else:
-                ready.context.principal = principal
-            if ready.plan is not None:
-                try:
-                    answer = await self._in_time(self._compiled_answer(ready, payload))
-                except KeyNoLongerActive:
-                    answer = None  # revoked since the lookup: answered as before it
-                if answer is not None:
-                    record.compiled = True
-                    return self._answered(reply, answer, ready.cost)
-            body = await self._in_time(
-                self.executor.run(
-                    ready.prepared, ready.operation, payload.variables, ready.context, ready.cost
-                )
+    async def _executed(self, ready: _Prepared, payload: GraphQLRequest, reply: Reply) -> Response:
+        """The executor's answer."""
+        body = await self._in_time(
+            self.executor.run(
+                ready.prepared, ready.operation, payload.variables, ready.context, ready.cost
             )
-            if not ready.operation.is_mutation and _asks_whether_compiled(payload):
-                body["extensions"]["compiled"] = False
-        except RequestError as error:
-            if error.extensions and "cost" in error.extensions:
-                record.cost = error.extensions["cost"]["requested"]
-            spec_status = 400 if reply.media_type == GRAPHQL_RESPONSE else 200
-            status = spec_status if error.code in _SPEC_REQUEST_ERRORS else error.status
-            return reply(error.body, status)
+        )
+        if not ready.operation.is_mutation and _asks_whether_compiled(payload):
+            body["extensions"]["compiled"] = False
         return self._answered(reply, orjson.dumps(body), ready.cost)
 
     def _answered(self, reply: Reply, answer: bytes, cost: int) -> Response:
