@@ -227,10 +227,14 @@ class _Walk:
         return False
 
     def collect(
-        self, nodes: list[FieldNode] | list[SelectionSetNode], type_: GraphQLObjectType
+        self,
+        nodes: list[FieldNode] | list[SelectionSetNode],
+        type_: GraphQLObjectType,
+        bounded: bool = True,
     ) -> dict[str, list[FieldNode]]:
         """The fields selected of `type_` under these fields (or selection sets), by key;
-        at most as many as a database's JSON object holds."""
+        `bounded`: an object's, at most as many as a database's JSON object holds (the
+        root fields are not: each is a statement of its own)."""
         grouped: dict[str, list[FieldNode]] = {}
 
         def visit(selection_set: SelectionSetNode) -> None:
@@ -255,7 +259,7 @@ class _Walk:
             selection_set = node if isinstance(node, SelectionSetNode) else node.selection_set
             if selection_set is not None:
                 visit(selection_set)
-        if len(grouped) > MAX_KEYS:  # more than one JSON object of the database holds
+        if bounded and len(grouped) > MAX_KEYS:
             raise _NotCompiled
         return grouped
 
@@ -319,29 +323,29 @@ class _Walk:
         if table is None:
             raise _NotCompiled
         keys = tuple(
-            (key, self._part(picked, connection, table))
+            (key, self._part(picked, connection))
             for key, picked in self.collect(nodes, connection).items()
         )
         return Paged(table, relation, number, keys)
 
-    def _part(self, nodes: list[FieldNode], parent: GraphQLObjectType, table: str) -> Any:
+    def _part(self, nodes: list[FieldNode], parent: GraphQLObjectType) -> Any:
         """A part of a connection, an edge or a page info: a fact, or an object of parts."""
         name = nodes[0].name.value
         if name == TYPENAME:
             return Text(parent.name)
-        part = self.catalogue.parts.get(parent.name, {}).get(name, _NotCompiled)
-        if part is _NotCompiled or self._checked(parent, nodes):
+        parts = self.catalogue.parts.get(parent.name, {})
+        if name not in parts or self._checked(parent, nodes):
             raise _NotCompiled  # not a part, or given arguments: parts take none
+        part = parts[name]
         if isinstance(part, Fact):
             return part
         target = named(parent.fields[name].type)
         if part is None:  # an edge's node: the row
             return self.row(nodes, target)
-        parts = tuple(
-            (key, self._part(picked, target, table))
-            for key, picked in self.collect(nodes, target).items()
+        keys = tuple(
+            (key, self._part(picked, target)) for key, picked in self.collect(nodes, target).items()
         )
-        return Items(parts) if part is Items else Facts(parts)
+        return Items(keys) if part is Items else Facts(keys)
 
 
 def make_plan(
@@ -361,7 +365,7 @@ def make_plan(
     walk = _Walk(schema, catalogue, fragments, principal)
     roots = []
     try:
-        for key, nodes in walk.collect([operation.selection_set], query_type).items():
+        for key, nodes in walk.collect([operation.selection_set], query_type, False).items():
             name = nodes[0].name.value
             if name == TYPENAME:
                 roots.append(RootPlan(key, TYPENAME, -1, ()))
