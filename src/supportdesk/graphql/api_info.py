@@ -1,4 +1,4 @@
-"""apiInfo: confirms a key works and says whose it is (CONTRACT section 4)."""
+"""apiInfo: confirms a key works and says whose it is (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The cost of a query (CONTRACT section 8): every field that returns an object, or a list of
+"""The cost of a query (docs/http-and-limits.md): every field that returns an object, or a list of
 objects, costs 1 (`edges`, `node` and `pageInfo` included), leaves cost 0, and a connection
 multiplies the cost of its selection by its `first` (25 when absent).
 

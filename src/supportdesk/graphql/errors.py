@@ -1,4 +1,4 @@
-"""Errors as clients see them (CONTRACT section 6): payload errors for domain failures of
+"""Errors as clients see them (docs/api.md): payload errors for domain failures of
 mutations, top-level GraphQL errors with `extensions.code` for everything else."""
 
 from __future__ import annotations

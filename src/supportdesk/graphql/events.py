@@ -1,4 +1,4 @@
-"""Event: the change feed (CONTRACT section 11). The same JSON as a webhook body."""
+"""Event: the change feed (docs/webhooks.md). The same JSON as a webhook body."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Label: a tag on issues (CONTRACT section 12). Type, queries, mutations."""
+"""Label: a tag on issues (docs/working-issues.md). Type, queries, mutations."""
 
 from __future__ import annotations
 

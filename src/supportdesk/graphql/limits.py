@@ -1,4 +1,4 @@
-"""How big a document may be (CONTRACT section 8): depth, aliases and directives, measured
+"""How big a document may be (docs/http-and-limits.md): depth, aliases and directives, measured
 once per distinct document (the executor caches the verdict), and the cost limit.
 
 Depth, aliases and directives are measured on the raw syntax tree, before validation, so

@@ -1,4 +1,4 @@
-"""Member: a person of the workspace (CONTRACT section 12). Type, queries, mutations."""
+"""Member: a person of the workspace (docs/working-issues.md). Type, queries, mutations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relay cursor connections (CONTRACT section 5)."""
+"""Relay cursor connections (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scalars: DateTime as RFC 3339 UTC with milliseconds (CONTRACT section 1)."""
+"""Scalars: DateTime as RFC 3339 UTC with milliseconds (docs/api.md)."""
 
 from __future__ import annotations
 

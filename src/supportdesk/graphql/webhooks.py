@@ -1,4 +1,4 @@
-"""WebhookEndpoint and WebhookDelivery: types, queries, mutations (CONTRACT section 11)."""
+"""WebhookEndpoint and WebhookDelivery: types, queries, mutations (docs/webhooks.md)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class WebhookDelivery(Node):
         if self.delivery.payload is not None:
             return None
         # webhooks:manage shows deliveries, not what they carry: an event's body is the
-        # events feed's, under its scopes (CONTRACT section 11).
+        # events feed's, under its scopes (docs/webhooks.md).
         needed = read_scope(self.delivery.event_type)
         if needed not in info.context.principal.scopes:
             raise forbidden(frozenset({needed}), info.context.principal.is_legacy)

@@ -1,4 +1,4 @@
-"""GET and POST /graphql (CONTRACT section 7, the GraphQL-over-HTTP specification).
+"""GET and POST /graphql (docs/http-and-limits.md, the GraphQL-over-HTTP specification).
 
 The order of checks: the method and what the client accepts; authentication and the rate
 limits; the content type and the body's size; then the document, its limits, execution,

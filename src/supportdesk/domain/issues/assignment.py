@@ -1,5 +1,5 @@
-"""Who works on an issue: a member or a machine user of the workspace (CONTRACT section
-12). assignIssue and updateIssues(assigneeId) both go through here.
+"""Who works on an issue: a member or a machine user of the workspace
+(docs/working-issues.md). assignIssue and updateIssues(assigneeId) both go through here.
 
 The assignee is read before the issue is locked, under FOR KEY SHARE on PostgreSQL: a
 member being removed is waited for and then not found, and removeMember (which locks the

@@ -1,4 +1,4 @@
-"""updateIssues: one change to up to 100 issues, all of them or none (CONTRACT section 12).
+"""updateIssues: one change to up to 100 issues, all of them or none (docs/working-issues.md).
 
 Every issue is read and locked in one statement, in id order (so two bulk changes never wait
 for each other in a circle), checked, and only then changed: one UPDATE for the status and

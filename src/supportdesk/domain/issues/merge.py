@@ -1,4 +1,4 @@
-"""mergeIssue (CONTRACT section 12): a duplicate's thread joins the issue it duplicates.
+"""mergeIssue (docs/working-issues.md): a duplicate's thread joins the issue it duplicates.
 
 Both issues are locked in id order (two merges of the same pair never wait for each other
 in a circle). The source's messages move to the target, whose thread stays in time order

@@ -1,4 +1,4 @@
-"""Issue status and priority rules (CONTRACT section 3)."""
+"""Issue status and priority rules (docs/api.md)."""
 
 from __future__ import annotations
 
