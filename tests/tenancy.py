@@ -60,9 +60,11 @@ CROSS_WORKSPACE = {
     ("*", "/* migration: every workspace */"): "a migration over every workspace",
 }
 
+# A table, and its alias if it has one: a word after it that is no keyword (SQLite's
+# `INDEXED BY ix` and `NOT INDEXED` name an index, not an alias).
 _TABLE_USE = re.compile(
     r"\b(FROM|JOIN|UPDATE|INTO)\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?\"?(?!(?:ON|WHERE|SET|JOIN|VALUES"
-    r"|LEFT|INNER|OUTER|CROSS|GROUP|ORDER|LIMIT|RETURNING|DEFAULT)\b)(\w+)\"?)?",
+    r"|LEFT|INNER|OUTER|CROSS|GROUP|ORDER|LIMIT|RETURNING|DEFAULT|INDEXED|NOT)\b)(\w+)\"?)?",
     re.IGNORECASE,
 )
 

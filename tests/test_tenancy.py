@@ -87,6 +87,18 @@ def test_the_statement_check_catches_an_unconfined_statement() -> None:
             {"form_submissions"},
         ),
         ("SELECT issues.workspace_id AS w FROM issues", {"issues"}),
+        # SQLite's INDEXED BY names an index, not an alias (db/search.py).
+        (
+            "SELECT issues.id FROM issues_fts CROSS JOIN issues INDEXED BY ix_issues_search_rowid"
+            " ON issues.search_rowid BETWEEN issues_fts.rowid AND issues_fts.rowid"
+            " WHERE issues.workspace_id = ?",
+            set(),
+        ),
+        (
+            "SELECT issues.id FROM issues_fts CROSS JOIN issues INDEXED BY ix_issues_search_rowid"
+            " ON issues.search_rowid BETWEEN issues_fts.rowid AND issues_fts.rowid",
+            {"issues"},
+        ),
     ],
 )
 def test_the_statement_check_reads_each_table_of_a_statement(

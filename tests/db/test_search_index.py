@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import (
     Column,
+    Index,
     Integer,
     MetaData,
     String,
@@ -42,7 +43,8 @@ notes = Table(
     Column("id", String(40), primary_key=True),
     Column("title", String(255), nullable=False),
     Column("body", Text, nullable=False),
-    Column("search_rowid", Integer, unique=True),
+    Column("search_rowid", Integer),
+    Index("ix_notes_search_rowid", "search_rowid", unique=True),
 )
 threads = Table(
     "threads",
@@ -50,7 +52,8 @@ threads = Table(
     Column("workspace_id", String(40), primary_key=True),
     Column("id", String(40), primary_key=True),
     Column("subject", String(255), nullable=False),
-    Column("search_rowid", Integer, unique=True),
+    Column("search_rowid", Integer),
+    Index("ix_threads_search_rowid", "search_rowid", unique=True),
 )
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"
 INDEX_DDL = {

@@ -44,7 +44,9 @@ the index and the id in the table: FTS5 reads the table's `workspace_id` only to
 that column, which no statement asks for (its 'rebuild' command would index the ids:
 rebuild such an index as migration 0016 does). The statement still compares the table's
 workspace_id with the workspace's, as every statement does; on PostgreSQL that comparison
-is all there is.
+is all there is. Each match then finds its row by its row id in the table's unique index
+on it (`rowid_index`), which the statement names, so that SQLite never reads the table
+whole, whatever its statistics say (`_index_first`).
 
 PostgreSQL holds at most 1 MB of lexemes and positions in one tsvector: a row whose
 vector would grow past `VECTOR_ROOM` (search_threads.py) keeps the words it has and takes
@@ -209,7 +211,13 @@ class SearchIndex:
     @cached_property
     def source(self) -> FromClause:
         """FROM the table with its index."""
-        return _WithIndex(self.fts_table, self.table, self.fts_table.c.rowid == self.rowid)
+        return _WithIndex(self)
+
+    @property
+    def rowid_index(self) -> str:
+        """SQLite's unique index on `rowid`, which finds the row of each FTS5 match
+        (migrations 0002 and 0013 name it so)."""
+        return f"ix_{self.table.name}_{self.rowid.name}"
 
     def search(
         self,
@@ -455,6 +463,13 @@ class _WithIndex(Join):
     is a column of the table, the table alone."""
 
     inherit_cache = True
+    _traverse_internals = [*Join._traverse_internals, ("index", InternalTraversal.dp_plain_obj)]
+
+    def __init__(self, index: SearchIndex) -> None:
+        fts = index.fts_table
+        # A range of one row id, not `=`: see _index_first.
+        super().__init__(fts, index.table, index.rowid.between(fts.c.rowid, fts.c.rowid))
+        self.index = index
 
 
 @compiles(_WithIndex)
@@ -462,10 +477,19 @@ def _index_first(element: _WithIndex, compiler: SQLCompiler, **kw: Any) -> str:
     # SQLite's planner makes the left of a CROSS JOIN the outer loop: a search reads the
     # index's matches, then their rows. Left to choose, it may walk a whole workspace's
     # rows in an index's order (ORDER BY id LIMIT n) and probe FTS5 for each, which costs
-    # what the workspace holds, not what the search finds. The left is a bare table name,
-    # so the first " JOIN " is the join's own.
+    # what the workspace holds, not what the search finds.
+    # Each match's row is then found in the unique index on the row id: named (INDEXED
+    # BY), so that no statistics lead the planner to another index (walking a workspace's
+    # rows for every match), and asked for as a range of one id (BETWEEN), not with `=`.
+    # On an `=` lookup, statistics (ANALYZE) that call the table smaller than the matches
+    # the planner expects make SQLite (3.40, for one) first read the whole table, every
+    # workspace's rows, into a Bloom filter of those the other conditions keep: the search
+    # would cost what all the workspaces hold. SQLite builds no such filter for a range.
+    # The left and right are bare table names: the first " JOIN " and " ON " are the join's.
     visit_join: Callable[..., str] = compiler.visit_join  # the usual JOIN (untyped upstream)
-    return visit_join(element, **kw).replace(" JOIN ", " CROSS JOIN ", 1)
+    left, _, joined = visit_join(element, **kw).partition(" JOIN ")
+    right, _, condition = joined.partition(" ON ")
+    return f"{left} CROSS JOIN {right} INDEXED BY {element.index.rowid_index} ON {condition}"
 
 
 @compiles(_WithIndex, "postgresql")
