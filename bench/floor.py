@@ -25,6 +25,7 @@ from supportdesk import API_VERSION
 from supportdesk.auth.key_derivation import derive
 from supportdesk.auth.keys import hash_secret, kind_of_wellformed
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE
+from supportdesk.db.search import workspace_token
 from supportdesk.domain.ids import new_id
 from supportdesk.domain.pagination import Cursors
 
@@ -100,7 +101,9 @@ INSERT_ISSUE_POSTGRES = ISSUE_VALUES.format(
 )
 INSERT_ISSUE_SQLITE = ISSUE_VALUES.format(index="search_rowid", value="$10")
 LAST_SEARCH_ROWID = "SELECT coalesce(max(issues.search_rowid), 0) FROM issues"
-INSERT_ISSUE_TEXTS = "INSERT INTO issues_fts (rowid, subject, body) VALUES ($1, $2, $3)"
+INSERT_ISSUE_TEXTS = (
+    "INSERT INTO issues_fts (rowid, subject, body, workspace_id) VALUES ($1, $2, $3, $4)"
+)
 INSERT_EVENT = (
     "INSERT INTO events (workspace_id, sequence, id, type, api_version, actor, data, "
     "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
@@ -425,7 +428,8 @@ class SqliteFloor:
                     *(new["name"] or new["email"], new["body"], "contact", requester_id, stamp),
                 ),
             )
-            db.execute(qmarks(INSERT_ISSUE_TEXTS), (rowid, new["subject"], new["body"]))
+            texts = (rowid, new["subject"], new["body"], workspace_token(workspace_id))
+            db.execute(qmarks(INSERT_ISSUE_TEXTS), texts)
             events = issue_events(key, new, requester_id, made, issue_id, message_id, number)
             db.executemany(qmarks(INSERT_EVENT), event_rows(key, events, counter[1], stamp))
             return number
