@@ -130,6 +130,7 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
     for made_anew in plan.made_anew:
         await seed.drop_workspace(url, made_anew.name)
     seeded = await seed.seed(url, plan.specs)
+    await seed.feed(url, seeded[plan.writes.name].workspace_id)
     keys = {name: await seed.new_key(url, s.workspace_id) for name, s in seeded.items()}
     ids = {}
     for spec in (*plan.sizes, plan.main):
@@ -227,6 +228,11 @@ def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
                     raise RuntimeError("the article search found nothing in the seeded articles")
                 if scenario.group == "search" and not answer["data"]["issues"]["edges"]:
                     raise RuntimeError(f"{scenario.key} found no issue for its words")
+                if (
+                    scenario.key == "events"
+                    and not answer["data"]["events"]["pageInfo"]["hasNextPage"]
+                ):
+                    raise RuntimeError("the change feed holds less than a page of events")
                 if name == "postgraphile" and scenario.root == "issue":
                     ours_body = scenario.servers["ours"].bodies[index]  # the same issue
                     _same_thread(answer, _answer("ours", urls["ours"], scenario, ours_body))

@@ -63,6 +63,27 @@ ISSUE_SIMPLE = """query IssueSimple($id: ID!) {
 
 API_INFO = "query ApiInfo { apiInfo }"
 
+# The change feed as an integration reads it, a full page (the writes workspace's events,
+# seed.feed), and the workspace's machine users (their keys, which every run adds to, not).
+EVENTS = """query Events($first: Int!) {
+  events(first: $first) {
+    totalCount
+    edges {
+      cursor
+      node { id type sequence createdAt apiVersion workspaceId actor { type id name } data }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}"""
+
+MACHINE_USERS = """query MachineUsers {
+  machineUsers(first: 50) {
+    totalCount
+    edges { cursor node { id name description managed createdAt updatedAt } }
+    pageInfo { hasNextPage endCursor }
+  }
+}"""
+
 # A search of the workspace's issues as a client's search box asks it: the first page of
 # the most relevant, and how many there are.
 ISSUE_SEARCH = """query IssueSearch($query: String!) {
@@ -287,6 +308,14 @@ def operations(load: Workload, postgraphile: bool) -> list[Scenario]:
     info = Requests([body(API_INFO, "ApiInfo")], load.bearer(main))
     found.append(
         Scenario("apiInfo", "apiInfo", "operations", {"ours": info, "floor": info}, root="apiInfo")
+    )
+    events = Requests([body(EVENTS, "Events", {"first": 100})], load.bearer(writes))
+    found.append(
+        Scenario("events", "events(first: 100)", "operations", {"ours": events}, root="events")
+    )
+    users = Requests([body(MACHINE_USERS, "MachineUsers")], load.bearer(writes))
+    found.append(
+        Scenario("machineUsers", "machineUsers", "operations", {"ours": users}, root="machineUsers")
     )
     if load.article_query:
         search = Requests(

@@ -31,12 +31,17 @@ from supportdesk.db.search import WORKSPACE_COLUMN, workspace_token
 from supportdesk.db.tables import metadata
 from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.ids import CROCKFORD, PREFIXES
+from supportdesk.domain.issues import NewIssue, create_issue
 from supportdesk.domain.workspaces import init_workspace
 
 SEED_VERSION = 4  # 4: the workspace's token in SQLite's full-text rows
 SEED_TABLE = "bench_seed"
 CHUNK = 20_000
 LONG_THREAD = 120  # messages of the issues that messages(first: 100) reads
+# What `feed` adds to the writes workspace: with the managed one, ten machine users; each
+# issue, by a new requester, records contact.created and issue.created.
+FEED_MACHINE_USERS = 9
+FEED_ISSUES = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -838,6 +843,28 @@ async def new_key(url: str, workspace_id: str) -> str:
             scopes=list(PRESETS["full_access"]),
         )
         return created.secret
+    finally:
+        await database.dispose()
+
+
+async def feed(url: str, workspace_id: str) -> None:
+    """Machine users and issues made through the product's actions, so that the workspace
+    lists machine users and its change feed holds more than a page of events. The writes
+    workspace gets them: it is made anew each run, so they never pile up."""
+    database = Database(normalise_database_url(url), pool_size=1)
+    try:
+        for n in range(FEED_MACHINE_USERS):
+            await machine_users.create_machine_user(
+                database, audit.CLI_ACTOR, workspace_id, f"Integration {n}", "Bench integration"
+            )
+        for n in range(FEED_ISSUES):
+            new = NewIssue(
+                f"Feed issue {n}",
+                "The nightly sync stopped after the upgrade.",
+                f"feed{n}@customer{n % 10}.example.com",
+                f"Feed requester {n}",
+            )
+            await create_issue(database, audit.CLI_ACTOR, workspace_id, new)
     finally:
         await database.dispose()
 

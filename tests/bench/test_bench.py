@@ -101,6 +101,7 @@ def test_seeding_and_one_round_of_every_scenario(
     scenarios = scenarios_for(load, options)
     keys = {s.key for s in scenarios}
     assert {"issue", "issues", "createIssue", "replyToIssue", "apiInfo", "articleSearch"} <= keys
+    assert {"events", "machineUsers"} <= keys
     assert {"messages-1", "messages-3", "workspace-10", "workspace-30", "issue-metrics"} <= keys
     assert {"search-10", "search-30"} <= keys
     assert "createIssue-webhook" in keys
