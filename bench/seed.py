@@ -714,8 +714,7 @@ def fingerprint(has_articles: bool) -> str:
 
 async def _new_workspace(database: Database, name: str) -> tuple[str, str]:
     made = await init_workspace(database, name, "bench@example.com", "bench-password")
-    async with database.read() as connection:
-        owner = await machine_users.managed_machine_user(connection, made.workspace.id)
+    owner = await machine_users.managed_machine_user(database, made.workspace.id)
     return made.workspace.id, owner.id
 
 
@@ -832,8 +831,7 @@ async def new_key(url: str, workspace_id: str) -> str:
     stored, so every run makes its own)."""
     database = Database(normalise_database_url(url), pool_size=1)
     try:
-        async with database.read() as connection:
-            owner = await machine_users.managed_machine_user(connection, workspace_id)
+        owner = await machine_users.managed_machine_user(database, workspace_id)
         created = await api_keys.create_api_key(
             database,
             audit.CLI_ACTOR,

@@ -146,8 +146,7 @@ class WorkspaceFixture:
         """A key of the managed machine user, made the way the CLI makes it."""
 
         async def make() -> str:
-            async with self.server.db.read() as connection:
-                owner = await machine_users.managed_machine_user(connection, self.id)
+            owner = await machine_users.managed_machine_user(self.server.db, self.id)
             created = await api_keys.create_api_key(
                 self.server.db,
                 audit.CLI_ACTOR,

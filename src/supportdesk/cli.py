@@ -16,7 +16,6 @@ from sqlalchemy.exc import DBAPIError
 
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.migrate import upgrade
 from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.errors import DomainError, InvalidArgument
@@ -66,10 +65,10 @@ def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
         return asyncio.run(main())
 
 
-async def _require_workspace(connection: Connection, workspace_id: str) -> None:
+async def _require_workspace(db: Database, workspace_id: str) -> None:
     """A mistyped workspace id gets a clear answer, not an empty list."""
     try:
-        await get_workspace(connection, workspace_id)
+        await get_workspace(db, workspace_id)
     except DomainError:
         raise click.ClickException(f"Workspace {workspace_id} not found.") from None
 
@@ -282,9 +281,8 @@ def keys_create(
     """Create a key for the workspace's managed machine user."""
 
     async def work(db: Database) -> api_keys.CreatedKey:
-        async with db.read() as connection:
-            await _require_workspace(connection, workspace_id)
-            owner = await machine_users.managed_machine_user(connection, workspace_id)
+        await _require_workspace(db, workspace_id)
+        owner = await machine_users.managed_machine_user(db, workspace_id)
         return await api_keys.create_api_key(
             db,
             audit.CLI_ACTOR,
@@ -319,8 +317,7 @@ def keys_revoke(key_id: str, database_url: str | None) -> None:
     async def work(db: Database) -> api_keys.ApiKey:
         from supportdesk.domain.api_keys.service import workspace_of_key
 
-        async with db.read() as connection:
-            workspace_id = await workspace_of_key(connection, key_id)
+        workspace_id = await workspace_of_key(db, key_id)
         return await api_keys.revoke_api_key(db, audit.CLI_ACTOR, workspace_id, key_id)
 
     key = _run(_settings(database_url), work)
@@ -337,16 +334,13 @@ def keys_list(workspace_id: str, as_json: bool, database_url: str | None) -> Non
     async def work(db: Database) -> list[api_keys.ApiKey]:
         found: list[api_keys.ApiKey] = []
         after: str | None = None
-        async with db.read() as connection:
-            await _require_workspace(connection, workspace_id)
-            while True:
-                page = await api_keys.list_api_keys(
-                    connection, workspace_id, PageRequest(MAX_PAGE_SIZE, after)
-                )
-                found.extend(page.items)
-                if not page.has_next:
-                    return found
-                after = page.items[-1].id
+        await _require_workspace(db, workspace_id)
+        while True:
+            page = await api_keys.list_api_keys(db, workspace_id, PageRequest(MAX_PAGE_SIZE, after))
+            found.extend(page.items)
+            if not page.has_next:
+                return found
+            after = page.items[-1].id
 
     from supportdesk.domain.clock import now
 

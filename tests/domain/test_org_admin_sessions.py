@@ -23,13 +23,9 @@ def start(workspace: WorkspaceFixture, lifetime: timedelta = LIFETIME) -> str:
 
 
 def seat(workspace: WorkspaceFixture, session_id: str) -> org_admins.Membership | None:
-    async def find() -> org_admins.Membership | None:
-        async with workspace.server.db.read() as connection:
-            return await org_admins.session_membership(
-                connection, session_id, workspace.id, workspace.made.admin.id
-            )
-
-    return workspace.server.call(find())
+    server = workspace.server
+    admin_id = workspace.made.admin.id
+    return server.call(org_admins.session_membership(server.db, session_id, workspace.id, admin_id))
 
 
 def sessions_in(workspace: WorkspaceFixture) -> int:
@@ -76,10 +72,7 @@ def test_ending_a_session_ends_it_in_every_workspace_it_covers(server: RunningSe
     session_id = server.call(org_admins.start_session(server.db, seats, LIFETIME))
 
     async def covered() -> list[str]:
-        async with server.db.read() as connection:
-            found = await org_admins.session_memberships(
-                connection, session_id, [first.id, second.id]
-            )
+        found = await org_admins.session_memberships(server.db, session_id, [first.id, second.id])
         return [membership.workspace_name for membership in found]
 
     before = server.call(covered())

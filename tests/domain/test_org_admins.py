@@ -11,11 +11,7 @@ from tests.servers import RunningServer
 
 
 def verify(server: RunningServer, email: str, password: str) -> list[org_admins.Membership]:
-    async def check() -> list[org_admins.Membership]:
-        async with server.db.read() as connection:
-            return await org_admins.verify_login(connection, email, password)
-
-    return server.call(check())
+    return server.call(org_admins.verify_login(server.db, email, password))
 
 
 def test_the_right_password_gives_the_person_s_seat(workspace: WorkspaceFixture) -> None:

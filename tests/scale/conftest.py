@@ -92,8 +92,7 @@ class Cluster:
 
     def create_key(self, workspace_id: str, scopes: list[str]) -> Key:
         async def make(db: Database) -> Key:
-            async with db.read() as connection:
-                owner = await machine_users.managed_machine_user(connection, workspace_id)
+            owner = await machine_users.managed_machine_user(db, workspace_id)
             created = await api_keys.create_api_key(
                 db, audit.CLI_ACTOR, workspace_id, machine_user_id=owner.id, name="scale",
                 scopes=scopes,

@@ -18,8 +18,7 @@ def admin_of_a(workspace: WorkspaceFixture) -> SettingsClient:
 
 def managed_user_id(workspace: WorkspaceFixture) -> str:
     async def find() -> str:
-        async with workspace.server.db.read() as connection:
-            return (await machine_users.managed_machine_user(connection, workspace.id)).id
+        return (await machine_users.managed_machine_user(workspace.server.db, workspace.id)).id
 
     return workspace.server.call(find())
 

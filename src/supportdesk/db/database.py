@@ -19,10 +19,10 @@ import itertools
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
@@ -37,7 +37,6 @@ from supportdesk.db.direct import Compiled, DirectReads, PostgresReader, ReadSta
 from supportdesk.db.reads import Read
 
 T = TypeVar("T")
-P = ParamSpec("P")
 
 
 class StatementSpans(Protocol):
@@ -292,18 +291,6 @@ class Database:
             async with self._turns.read:
                 with self.reader.connect() as inline:
                     yield InlineConnection(inline, self.direct, False)
-
-    async def read_with(
-        self,
-        read: Callable[Concatenate[Connection, P], Awaitable[T]],
-        *arguments: P.args,
-        **keywords: P.kwargs,
-    ) -> T:
-        """`read(connection, ...)` on a read connection of its own: for the reads whose
-        statement is built per call (a filtered list, its count). Callers above the
-        domain name the read; they never hold a connection."""
-        async with self.read() as connection:
-            return await read(connection, *arguments, **keywords)
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
         """The models of a read's rows, on a connection of its own, straight on the driver

@@ -6,15 +6,14 @@ from typing import Any
 
 from sqlalchemy import Table, func, select
 
-from supportdesk.db.connection import Connection
+from supportdesk.db import Database
 
 
-async def count_rows(
-    connection: Connection, table: Table, workspace_id: str, *conditions: Any
-) -> int:
+async def count_rows(db: Database, table: Table, workspace_id: str, *conditions: Any) -> int:
     query = (
         select(func.count())
         .select_from(table)
         .where(table.c.workspace_id == workspace_id, *conditions)
     )
-    return int(await connection.scalar(query) or 0)
+    async with db.read() as connection:
+        return int(await connection.scalar(query) or 0)

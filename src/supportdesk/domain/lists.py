@@ -32,6 +32,7 @@ from sqlalchemy import (
     select,
 )
 
+from supportdesk.db import Database
 from supportdesk.db.kept import Kept
 from supportdesk.domain.pagination import PageRequest
 
@@ -69,6 +70,12 @@ class ListQuery:
         if not isinstance(self._count, Select):
             self._count = self._count()
         return self._count
+
+
+async def count_of(db: Database, query: ListQuery) -> int:
+    """How many rows the list's filter matches, on a read connection of its own."""
+    async with db.read() as connection:
+        return int(await connection.scalar(query.count, query.values) or 0)
 
 
 def workspace_condition(column: ColumnElement[str]) -> ColumnElement[bool]:

@@ -143,14 +143,12 @@ class AccountQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else accounts.AccountFilter()
-        page = await context.db.read_with(
-            accounts.list_accounts, context.workspace_id, request, where
-        )
+        page = await accounts.list_accounts(context.db, context.workspace_id, request, where)
         return connection_of(
             info.context.cursors,
             page,
             [Account.of(account) for account in page.items],
-            lambda: context.db.read_with(accounts.count_accounts, context.workspace_id, where),
+            lambda: accounts.count_accounts(context.db, context.workspace_id, where),
         )
 
 

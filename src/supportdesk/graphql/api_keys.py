@@ -86,14 +86,12 @@ class ApiKeyQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         owner = str(machine_user_id) if machine_user_id is not None else None
-        page = await context.db.read_with(
-            api_keys.list_api_keys, context.workspace_id, request, owner
-        )
+        page = await api_keys.list_api_keys(context.db, context.workspace_id, request, owner)
         return connection_of(
             info.context.cursors,
             page,
             [ApiKey.of(key, context.now) for key in page.items],
-            lambda: context.db.read_with(api_keys.count_api_keys, context.workspace_id, owner),
+            lambda: api_keys.count_api_keys(context.db, context.workspace_id, owner),
         )
 
 

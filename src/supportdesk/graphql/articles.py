@@ -123,14 +123,12 @@ class ArticleQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else articles.ArticleFilter()
-        page = await context.db.read_with(
-            articles.list_articles, context.workspace_id, request, where
-        )
+        page = await articles.list_articles(context.db, context.workspace_id, request, where)
         return connection_of(
             info.context.cursors,
             page,
             [Article.of(hit.article) for hit in page.items],
-            lambda: context.db.read_with(articles.count_articles, context.workspace_id, where),
+            lambda: articles.count_articles(context.db, context.workspace_id, where),
             cursor_key=lambda hit: hit.cursor_key,
         )
 

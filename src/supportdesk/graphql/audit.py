@@ -8,9 +8,7 @@ from typing import cast
 import strawberry
 from strawberry.scalars import JSON
 
-from supportdesk.db.tables import audit_events as audit_events_table
 from supportdesk.domain import audit
-from supportdesk.domain.counting import count_rows
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.node import Node
@@ -55,10 +53,10 @@ class AuditQueries:
     ) -> Connection[AuditEvent] | None:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
-        page = await context.db.read_with(audit.list_audit_events, context.workspace_id, request)
+        page = await audit.list_audit_events(context.db, context.workspace_id, request)
         return connection_of(
             info.context.cursors,
             page,
             [AuditEvent.of(event) for event in page.items],
-            lambda: context.db.read_with(count_rows, audit_events_table, context.workspace_id),
+            lambda: audit.count_audit_events(context.db, context.workspace_id),
         )

@@ -147,9 +147,7 @@ class ContactQueries:
     @strawberry.field(description="One contact by e-mail address, in any case.")
     async def contact_by_email(self, info: Info, email: str) -> Contact | None:
         context = info.context
-        found = await context.db.read_with(
-            contacts.get_contact_by_email, context.workspace_id, email
-        )
+        found = await contacts.get_contact_by_email(context.db, context.workspace_id, email)
         if found is None:
             raise not_found("Contact")
         return Contact.of(found)
@@ -165,14 +163,12 @@ class ContactQueries:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else contacts.ContactFilter()
-        page = await context.db.read_with(
-            contacts.list_contacts, context.workspace_id, request, where
-        )
+        page = await contacts.list_contacts(context.db, context.workspace_id, request, where)
         return connection_of(
             info.context.cursors,
             page,
             [Contact.of(contact) for contact in page.items],
-            lambda: context.db.read_with(contacts.count_contacts, context.workspace_id, where),
+            lambda: contacts.count_contacts(context.db, context.workspace_id, where),
         )
 
 

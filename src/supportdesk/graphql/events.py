@@ -108,14 +108,12 @@ class EventQueries:
         if since is not None and since < 0:
             raise InvalidArgument("`sinceSequence` must be 0 or more.")
 
-        page = await context.db.read_with(
-            queries.list_events, context.workspace_id, request, types, since
-        )
+        page = await queries.list_events(context.db, context.workspace_id, request, types, since)
         scopes = context.principal.scopes
         return connection_of(
             context.cursors,
             page,
             [Event.seen_by(event, scopes) for event in page.items],
-            lambda: context.db.read_with(queries.count_events, context.workspace_id, types, since),
+            lambda: queries.count_events(context.db, context.workspace_id, types, since),
             cursor_key=queries.cursor_key,
         )

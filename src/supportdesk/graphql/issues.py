@@ -441,14 +441,12 @@ class IssueQueries:
         request = PageRequest.of(first, after, info.context.cursors)
         where = filter.to_domain() if filter else issues.IssueFilter()
         order = _DOMAIN_ORDER[order_by] if order_by is not None else None
-        page = await context.db.read_with(
-            issues.list_issues, context.workspace_id, request, where, order
-        )
+        page = await issues.list_issues(context.db, context.workspace_id, request, where, order)
         return connection_of(
             info.context.cursors,
             page,
             [Issue.of(hit.issue) for hit in page.items],
-            lambda: context.db.read_with(issues.count_issues, context.workspace_id, where),
+            lambda: issues.count_issues(context.db, context.workspace_id, where),
             cursor_key=lambda hit: hit.position,
         )
 

@@ -119,12 +119,12 @@ class LabelQueries:
     ) -> Connection[Label] | None:
         context = info.context
         request = PageRequest.of(first, after, context.cursors)
-        page = await context.db.read_with(labels.list_labels, context.workspace_id, request)
+        page = await labels.list_labels(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,
             page,
             [Label.of(label) for label in page.items],
-            lambda: context.db.read_with(labels.count_labels, context.workspace_id),
+            lambda: labels.count_labels(context.db, context.workspace_id),
         )
 
 

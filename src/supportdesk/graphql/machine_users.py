@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
-from supportdesk.db.tables import machine_users as machine_users_table
 from supportdesk.domain import machine_users
-from supportdesk.domain.counting import count_rows
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
@@ -92,14 +90,12 @@ class MachineUserQueries:
     ) -> Connection[MachineUser] | None:
         context = info.context
         request = PageRequest.of(first, after, info.context.cursors)
-        page = await context.db.read_with(
-            machine_users.list_machine_users, context.workspace_id, request
-        )
+        page = await machine_users.list_machine_users(context.db, context.workspace_id, request)
         return connection_of(
             info.context.cursors,
             page,
             [MachineUser.of(user) for user in page.items],
-            lambda: context.db.read_with(count_rows, machine_users_table, context.workspace_id),
+            lambda: machine_users.count_machine_users(context.db, context.workspace_id),
         )
 
 

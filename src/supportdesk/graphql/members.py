@@ -97,12 +97,12 @@ class MemberQueries:
     ) -> Connection[Member] | None:
         context = info.context
         request = PageRequest.of(first, after, context.cursors)
-        page = await context.db.read_with(members.list_members, context.workspace_id, request)
+        page = await members.list_members(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,
             page,
             [Member.of(member) for member in page.items],
-            lambda: context.db.read_with(members.count_members, context.workspace_id),
+            lambda: members.count_members(context.db, context.workspace_id),
         )
 
 

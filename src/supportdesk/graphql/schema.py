@@ -72,8 +72,8 @@ class Mutation(
 
 
 async def _one(context: Context, get_many: Any, id: str) -> Any:
-    """One object of the workspace through a domain reader of many (`get_x(c, ws, ids)`)."""
-    found = await context.db.read_with(get_many, context.workspace_id, [id])
+    """One object of the workspace through a domain reader of many (`get_x(db, ws, ids)`)."""
+    found = await get_many(context.db, context.workspace_id, [id])
     return found.get(id)
 
 

@@ -242,12 +242,12 @@ class WebhookQueries:
     ) -> Connection[WebhookEndpoint] | None:
         context = info.context
         request = PageRequest.of(first, after, context.cursors)
-        page = await context.db.read_with(queries.list_endpoints, context.workspace_id, request)
+        page = await queries.list_endpoints(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,
             page,
             [WebhookEndpoint.of(endpoint) for endpoint in page.items],
-            lambda: context.db.read_with(queries.count_endpoints, context.workspace_id),
+            lambda: queries.count_endpoints(context.db, context.workspace_id),
         )
 
 

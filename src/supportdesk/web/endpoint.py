@@ -16,7 +16,6 @@ from supportdesk.auth.login_throttle import LoginThrottle
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.domain import audit
 from supportdesk.domain.org_admins import Membership, session_membership
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, Cursors, PageRequest
@@ -27,8 +26,8 @@ from supportdesk.web.session import Session, SessionCookies
 
 MAX_FORM_BYTES = 64 * 1024
 T = TypeVar("T")
-# A page of one of the workspace's lists: (connection, workspace_id, page request).
-Lister = Callable[[Connection, str, PageRequest], Awaitable[ListPage[T]]]
+# A page of one of the workspace's lists: (db, workspace_id, page request).
+Lister = Callable[[Database, str, PageRequest], Awaitable[ListPage[T]]]
 
 
 @dataclass
@@ -106,19 +105,16 @@ class Page:
         return self.render("problem.html", status, title=title, message=message)
 
     async def every(self, lister: Lister[T]) -> list[T]:
-        """The whole of one of the workspace's lists (`lister(connection, workspace_id,
-        page_request)`), read a page at a time in one read transaction."""
+        """The whole of one of the workspace's lists (`lister(db, workspace_id,
+        page_request)`), read a page at a time."""
         found: list[T] = []
         after = None
-        async with self.db.read() as connection:
-            while True:
-                batch = await lister(
-                    connection, self.workspace_id, PageRequest(MAX_PAGE_SIZE, after)
-                )
-                found.extend(batch.items)
-                if not batch.has_next:
-                    return found
-                after = batch.items[-1].id  # type: ignore[attr-defined]
+        while True:
+            batch = await lister(self.db, self.workspace_id, PageRequest(MAX_PAGE_SIZE, after))
+            found.extend(batch.items)
+            if not batch.has_next:
+                return found
+            after = batch.items[-1].id  # type: ignore[attr-defined]
 
 
 Handler = Callable[[Page], Awaitable[Response]]
@@ -156,10 +152,9 @@ async def _admit(page: Page) -> Response | None:
         return redirect("/settings/workspace" if session.choices else "/settings/login")
     assert session.id is not None
     assert session.workspace_id is not None and session.admin_id is not None
-    async with page.db.read() as connection:
-        page.membership = await session_membership(
-            connection, session.id, session.workspace_id, session.admin_id
-        )
+    page.membership = await session_membership(
+        page.db, session.id, session.workspace_id, session.admin_id
+    )
     if page.membership is None:
         page.session = Session()
         page.session.tell("Your login is no longer valid. Please log in again.")

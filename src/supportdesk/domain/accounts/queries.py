@@ -8,10 +8,9 @@ from typing import Any
 from sqlalchemy import Select, bindparam
 
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.tables import accounts
 from supportdesk.domain.accounts.models import ACCOUNT_COLUMNS, Account, AccountFilter, account_of
-from supportdesk.domain.lists import CreationOrder, ListQuery, workspace_condition
+from supportdesk.domain.lists import CreationOrder, ListQuery, count_of, workspace_condition
 from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
@@ -50,15 +49,15 @@ def list_query(workspace_id: str, page: PageRequest, where: AccountFilter) -> Li
 
 
 async def list_accounts(
-    connection: Connection, workspace_id: str, page: PageRequest, where: AccountFilter
+    db: Database, workspace_id: str, page: PageRequest, where: AccountFilter
 ) -> Page[Account]:
     """Accounts in creation order; `domain` matches exactly (any case), `query` matches a
     part of the name or the domain, ignoring case."""
     query = list_query(workspace_id, page, where)
-    rows = await connection.execute(query.rows, query.values)
-    return page_of([account_of(row) for row in rows.mappings()], page.first)
+    async with db.read() as connection:
+        rows = await connection.execute(query.rows, query.values)
+        return page_of([account_of(row) for row in rows.mappings()], page.first)
 
 
-async def count_accounts(connection: Connection, workspace_id: str, where: AccountFilter) -> int:
-    query = list_query(workspace_id, PageRequest(0, None), where)
-    return int(await connection.scalar(query.count, query.values) or 0)
+async def count_accounts(db: Database, workspace_id: str, where: AccountFilter) -> int:
+    return await count_of(db, list_query(workspace_id, PageRequest(0, None), where))

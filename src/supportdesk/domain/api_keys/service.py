@@ -264,17 +264,14 @@ async def revoke_api_key(
             revoked = _from_row(row)
             await _record_event(connection, actor, "api_key.revoked", revoked)
             return revoked
-        existing = await get_api_keys(connection, workspace_id, [key_id])
+    existing = await get_api_keys(db, workspace_id, [key_id])
     if key_id not in existing:
         raise not_found("API key")
     return existing[key_id]
 
 
 async def list_api_keys(
-    connection: Connection,
-    workspace_id: str,
-    page: PageRequest,
-    machine_user_id: str | None = None,
+    db: Database, workspace_id: str, page: PageRequest, machine_user_id: str | None = None
 ) -> Page[ApiKey]:
     if not _names_a_machine_user(machine_user_id):
         return Page([], False)
@@ -283,22 +280,20 @@ async def list_api_keys(
         query = query.where(api_keys.c.machine_user_id == machine_user_id)
     if page.after:
         query = query.where(api_keys.c.id > page.after)
-    rows = (
-        (await connection.execute(query.order_by(api_keys.c.id).limit(page.first + 1)))
-        .mappings()
-        .all()
-    )
+    query = query.order_by(api_keys.c.id).limit(page.first + 1)
+    async with db.read() as connection:
+        rows = (await connection.execute(query)).mappings().all()
     return page_of([_from_row(row) for row in rows], page.first)
 
 
 async def count_api_keys(
-    connection: Connection, workspace_id: str, machine_user_id: str | None = None
+    db: Database, workspace_id: str, machine_user_id: str | None = None
 ) -> int:
     """How many keys the workspace (or one of its machine users) has."""
     if not _names_a_machine_user(machine_user_id):
         return 0
     conditions = [] if machine_user_id is None else [api_keys.c.machine_user_id == machine_user_id]
-    return await count_rows(connection, api_keys, workspace_id, *conditions)
+    return await count_rows(db, api_keys, workspace_id, *conditions)
 
 
 def _names_a_machine_user(machine_user_id: str | None) -> bool:
@@ -306,41 +301,22 @@ def _names_a_machine_user(machine_user_id: str | None) -> bool:
     return machine_user_id is None or is_id_of(machine_user_id, "MachineUser")
 
 
-async def get_api_keys(
-    connection: Connection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, ApiKey]:
-    rows = (
-        (
-            await connection.execute(
-                select(*_COLUMNS).where(
-                    api_keys.c.workspace_id == workspace_id, api_keys.c.id.in_(ids)
-                )
-            )
-        )
-        .mappings()
-        .all()
-    )
+async def get_api_keys(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, ApiKey]:
+    query = select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id, api_keys.c.id.in_(ids))
+    async with db.read() as connection:
+        rows = (await connection.execute(query)).mappings().all()
     return {row["id"]: _from_row(row) for row in rows}
 
 
 async def keys_of_machine_users(
-    connection: Connection, workspace_id: str, machine_user_ids: Sequence[str]
+    db: Database, workspace_id: str, machine_user_ids: Sequence[str]
 ) -> dict[str, list[ApiKey]]:
     """Every key of each machine user, oldest first, in one statement."""
-    rows = (
-        (
-            await connection.execute(
-                select(*_COLUMNS)
-                .where(
-                    api_keys.c.workspace_id == workspace_id,
-                    api_keys.c.machine_user_id.in_(machine_user_ids),
-                )
-                .order_by(api_keys.c.id)
-            )
-        )
-        .mappings()
-        .all()
+    query = select(*_COLUMNS).where(
+        api_keys.c.workspace_id == workspace_id, api_keys.c.machine_user_id.in_(machine_user_ids)
     )
+    async with db.read() as connection:
+        rows = (await connection.execute(query.order_by(api_keys.c.id))).mappings().all()
     grouped: dict[str, list[ApiKey]] = defaultdict(list)
     for row in rows:
         grouped[row["machine_user_id"]].append(_from_row(row))
@@ -378,13 +354,14 @@ async def count_keys_of_machine_users(
     return await _COUNT_OF_MACHINE_USERS.fetch(db, machine_user_ids, workspace_id=workspace_id)
 
 
-async def workspace_of_key(connection: Connection, key_id: str) -> str:
+async def workspace_of_key(db: Database, key_id: str) -> str:
     """The workspace a key belongs to (the operator's CLI works across workspaces)."""
     workspace_id = None
     if is_id_of(key_id, "ApiKey"):
-        workspace_id = await connection.scalar(
-            select(api_keys.c.workspace_id).where(api_keys.c.id == key_id)
-        )
+        async with db.read() as connection:
+            workspace_id = await connection.scalar(
+                select(api_keys.c.workspace_id).where(api_keys.c.id == key_id)
+            )
     if workspace_id is None:
         raise not_found("API key")
     return str(workspace_id)

@@ -8,7 +8,6 @@ from typing import Any
 from sqlalchemy import Select, and_, bindparam, func, or_, select
 
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.search import Search
 from supportdesk.db.tables import articles
 from supportdesk.domain.articles.models import (
@@ -22,7 +21,13 @@ from supportdesk.domain.articles.models import (
 from supportdesk.domain.articles.search import ARTICLE_SEARCH
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.full_text import relevance_position, search_words
-from supportdesk.domain.lists import CreationOrder, ListQuery, page_limit, workspace_condition
+from supportdesk.domain.lists import (
+    CreationOrder,
+    ListQuery,
+    count_of,
+    page_limit,
+    workspace_condition,
+)
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
 
@@ -107,19 +112,19 @@ def list_query(workspace_id: str, page: PageRequest, where: ArticleFilter) -> Li
 
 
 async def list_articles(
-    connection: Connection, workspace_id: str, page: PageRequest, where: ArticleFilter
+    db: Database, workspace_id: str, page: PageRequest, where: ArticleFilter
 ) -> Page[ArticleHit]:
     """Articles in creation order; with a search `query`, those matching every word, most
     relevant first, then oldest first. Search pages continue after (relevance, id)."""
     query = list_query(workspace_id, page, where)
-    rows = (await connection.execute(query.rows, query.values)).mappings()
+    async with db.read() as connection:
+        rows = (await connection.execute(query.rows, query.values)).mappings().all()
     if query.shape is not None:  # no search: creation order
         return page_of([ArticleHit(article_of(row)) for row in rows], page.first)
     hits = [ArticleHit(article_of(row), float(row["score"])) for row in rows]
     return page_of(hits, page.first)
 
 
-async def count_articles(connection: Connection, workspace_id: str, where: ArticleFilter) -> int:
+async def count_articles(db: Database, workspace_id: str, where: ArticleFilter) -> int:
     """How many articles the list (or search) holds."""
-    query = list_query(workspace_id, PageRequest(0, None), where)
-    return int(await connection.scalar(query.count, query.values) or 0)
+    return await count_of(db, list_query(workspace_id, PageRequest(0, None), where))

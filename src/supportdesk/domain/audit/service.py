@@ -10,9 +10,11 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from supportdesk.auth.principal import Principal
+from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import audit_events
 from supportdesk.domain.clock import now
+from supportdesk.domain.counting import count_rows
 from supportdesk.domain.ids import new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 
@@ -88,7 +90,7 @@ async def record(
 
 
 async def list_audit_events(
-    connection: Connection,
+    db: Database,
     workspace_id: str,
     page: PageRequest,
     target_types: Sequence[str] | None = None,
@@ -101,16 +103,21 @@ async def list_audit_events(
     if page.after:
         query = query.where(audit_events.c.id < page.after)
     query = query.order_by(audit_events.c.id.desc()).limit(page.first + 1)
-    rows = (await connection.execute(query)).mappings().all()
+    async with db.read() as connection:
+        rows = (await connection.execute(query)).mappings().all()
     return page_of([AuditEvent(**row) for row in rows], page.first)
 
 
+async def count_audit_events(db: Database, workspace_id: str) -> int:
+    return await count_rows(db, audit_events, workspace_id)
+
+
 async def get_audit_events(
-    connection: Connection, workspace_id: str, ids: list[str]
+    db: Database, workspace_id: str, ids: list[str]
 ) -> dict[str, AuditEvent]:
     query = select(audit_events).where(
         audit_events.c.workspace_id == workspace_id, audit_events.c.id.in_(ids)
     )
-    return {
-        row["id"]: AuditEvent(**row) for row in (await connection.execute(query)).mappings().all()
-    }
+    async with db.read() as connection:
+        rows = (await connection.execute(query)).mappings().all()
+    return {row["id"]: AuditEvent(**row) for row in rows}

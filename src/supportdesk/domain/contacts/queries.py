@@ -9,10 +9,9 @@ from typing import Any
 from sqlalchemy import RowMapping, Select, bindparam, select
 
 from supportdesk.db import Database, positional
-from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact, normalise_email
-from supportdesk.domain.lists import CreationOrder, ListQuery, workspace_condition
+from supportdesk.domain.lists import CreationOrder, ListQuery, count_of, workspace_condition
 from supportdesk.domain.matching import PATTERN, any_contains, pattern_values
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages
@@ -28,15 +27,14 @@ def contact_of(row: RowMapping) -> Contact:
     return Contact(**{key: row[key] for key in Contact.__slots__})
 
 
-async def get_contact_by_email(
-    connection: Connection, workspace_id: str, email: str
-) -> Contact | None:
+async def get_contact_by_email(db: Database, workspace_id: str, email: str) -> Contact | None:
     """The workspace's contact with this address, in any case."""
     query = select(*CONTACT_COLUMNS).where(
         contacts.c.workspace_id == workspace_id,
         contacts.c.email_normalized == normalise_email(email),
     )
-    row = (await connection.execute(query)).mappings().first()
+    async with db.read() as connection:
+        row = (await connection.execute(query)).mappings().first()
     return contact_of(row) if row else None
 
 
@@ -66,18 +64,18 @@ def list_query(workspace_id: str, page: PageRequest, where: ContactFilter) -> Li
 
 
 async def list_contacts(
-    connection: Connection, workspace_id: str, page: PageRequest, where: ContactFilter
+    db: Database, workspace_id: str, page: PageRequest, where: ContactFilter
 ) -> Page[Contact]:
     """Contacts in creation order; `query` matches a part of the e-mail or the name,
     ignoring case."""
     query = list_query(workspace_id, page, where)
-    rows = await connection.execute(query.rows, query.values)
-    return page_of([contact_of(row) for row in rows.mappings()], page.first)
+    async with db.read() as connection:
+        rows = await connection.execute(query.rows, query.values)
+        return page_of([contact_of(row) for row in rows.mappings()], page.first)
 
 
-async def count_contacts(connection: Connection, workspace_id: str, where: ContactFilter) -> int:
-    query = list_query(workspace_id, PageRequest(0, None), where)
-    return int(await connection.scalar(query.count, query.values) or 0)
+async def count_contacts(db: Database, workspace_id: str, where: ContactFilter) -> int:
+    return await count_of(db, list_query(workspace_id, PageRequest(0, None), where))
 
 
 _IN_WORKSPACE = contacts.c.workspace_id == bindparam("workspace_id")

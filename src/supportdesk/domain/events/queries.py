@@ -33,7 +33,7 @@ def _conditions(workspace_id: str, types: Sequence[str]) -> list[ColumnElement[b
 
 
 async def list_events(
-    connection: Connection,
+    db: Database,
     workspace_id: str,
     page: PageRequest,
     types: Sequence[str],
@@ -41,21 +41,22 @@ async def list_events(
 ) -> Page[Event]:
     """Events of `types` after the cursor and after `since_sequence`, oldest first;
     BAD_USER_INPUT when retention already removed events after `since_sequence`."""
-    if since_sequence is not None:
-        await check_still_kept(connection, workspace_id, since_sequence)
-    after = max(_position(page), since_sequence or 0)
-    query = (
-        select(*EVENT_COLUMNS)
-        .where(*_conditions(workspace_id, types), events.c.sequence > after)
-        .order_by(events.c.sequence)
-        .limit(page.first + 1)
-    )
-    rows = (await connection.execute(query)).all()
+    async with db.read() as connection:
+        if since_sequence is not None:
+            await _check_still_kept(connection, workspace_id, since_sequence)
+        after = max(_position(page), since_sequence or 0)
+        query = (
+            select(*EVENT_COLUMNS)
+            .where(*_conditions(workspace_id, types), events.c.sequence > after)
+            .order_by(events.c.sequence)
+            .limit(page.first + 1)
+        )
+        rows = (await connection.execute(query)).all()
     return page_of([Event(*row) for row in rows], page.first)
 
 
 async def count_events(
-    connection: Connection,
+    db: Database,
     workspace_id: str,
     types: Sequence[str],
     since_sequence: int | None = None,
@@ -63,10 +64,11 @@ async def count_events(
     query = select(func.count()).where(
         *_conditions(workspace_id, types), events.c.sequence > (since_sequence or 0)
     )
-    return int(await connection.scalar(query) or 0)
+    async with db.read() as connection:
+        return int(await connection.scalar(query) or 0)
 
 
-async def check_still_kept(connection: Connection, workspace_id: str, since_sequence: int) -> None:
+async def _check_still_kept(connection: Connection, workspace_id: str, since_sequence: int) -> None:
     """BAD_USER_INPUT (with `oldestSequence`) when events after `since_sequence` were
     already removed by retention: the client missed events it can no longer fetch."""
     oldest = await connection.scalar(

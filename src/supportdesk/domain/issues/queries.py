@@ -26,7 +26,6 @@ from sqlalchemy import (
 )
 
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.kept import Kept
 from supportdesk.db.reads import Read, in_ids
 from supportdesk.db.search import Search
@@ -48,7 +47,7 @@ from supportdesk.domain.issues.models import (
 from supportdesk.domain.issues.search import ISSUE_SEARCH
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
-from supportdesk.domain.lists import ListQuery, page_limit, workspace_condition
+from supportdesk.domain.lists import ListQuery, count_of, page_limit, workspace_condition
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ChildCounts, ChildPages, in_workspace
 
@@ -342,7 +341,7 @@ def list_query(
 
 
 async def list_issues(
-    connection: Connection,
+    db: Database,
     workspace_id: str,
     page: PageRequest,
     where: IssueFilter,
@@ -366,7 +365,8 @@ async def list_issues(
     """
     order = list_order(where, order)
     query = list_query(workspace_id, page, where, order)
-    rows = await connection.execute(query.rows, query.values)
+    async with db.read() as connection:
+        rows = (await connection.execute(query.rows, query.values)).all()
     if order is IssueOrder.RELEVANCE:
         hits = [
             IssueHit(issue_at_start_of(row), relevance_key(float(row[-1]), row[0])) for row in rows
@@ -376,10 +376,9 @@ async def list_issues(
     return page_of(hits, page.first)
 
 
-async def count_issues(connection: Connection, workspace_id: str, where: IssueFilter) -> int:
+async def count_issues(db: Database, workspace_id: str, where: IssueFilter) -> int:
     """How many issues the filter (and search) matches."""
-    query = list_query(workspace_id, PageRequest(0, None), where, None)
-    return int(await connection.scalar(query.count, query.values) or 0)
+    return await count_of(db, list_query(workspace_id, PageRequest(0, None), where, None))
 
 
 # Each built once for whole threads, and once for the messages of one visibility.
@@ -431,13 +430,12 @@ async def count_messages_of_visibility(
     )
 
 
-async def get_messages(
-    connection: Connection, workspace_id: str, ids: Sequence[str]
-) -> dict[str, Message]:
+async def get_messages(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Message]:
     query = select(*MESSAGE_COLUMNS).where(
         messages.c.workspace_id == workspace_id, messages.c.id.in_(ids)
     )
-    return {row[0]: message_of(row) for row in await connection.execute(query)}
+    async with db.read() as connection:
+        return {row[0]: message_of(row) for row in await connection.execute(query)}
 
 
 def _issues_with_requesters() -> Join:

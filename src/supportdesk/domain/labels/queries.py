@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, select
 
 from supportdesk.db import Database, Read, in_ids
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import issue_labels, labels
+from supportdesk.domain.counting import count_rows
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.labels.models import LABEL_COLUMNS, Label, label_of
 from supportdesk.domain.pagination import Page, PageRequest, page_of
@@ -90,15 +91,15 @@ async def known_label_ids(
     return {row[0] for row in rows}
 
 
-async def list_labels(connection: Connection, workspace_id: str, page: PageRequest) -> Page[Label]:
+async def list_labels(db: Database, workspace_id: str, page: PageRequest) -> Page[Label]:
     """The workspace's labels in creation order."""
     query = select(*LABEL_COLUMNS).where(labels.c.workspace_id == workspace_id)
     if page.after:
         query = query.where(labels.c.id > page.after)
-    rows = await connection.execute(query.order_by(labels.c.id).limit(page.first + 1))
-    return page_of([label_of(row) for row in rows], page.first)
+    async with db.read() as connection:
+        rows = await connection.execute(query.order_by(labels.c.id).limit(page.first + 1))
+        return page_of([label_of(row) for row in rows], page.first)
 
 
-async def count_labels(connection: Connection, workspace_id: str) -> int:
-    query = select(func.count()).select_from(labels).where(labels.c.workspace_id == workspace_id)
-    return int(await connection.scalar(query) or 0)
+async def count_labels(db: Database, workspace_id: str) -> int:
+    return await count_rows(db, labels, workspace_id)

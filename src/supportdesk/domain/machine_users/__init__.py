@@ -2,6 +2,7 @@
 
 from supportdesk.domain.machine_users.service import (
     MachineUser,
+    count_machine_users,
     create_machine_user,
     get_machine_users,
     list_machine_users,
@@ -11,6 +12,7 @@ from supportdesk.domain.machine_users.service import (
 
 __all__ = [
     "MachineUser",
+    "count_machine_users",
     "create_machine_user",
     "get_machine_users",
     "list_machine_users",

@@ -15,6 +15,7 @@ from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import machine_users
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
+from supportdesk.domain.counting import count_rows
 from supportdesk.domain.errors import DomainError, ErrorCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
@@ -193,17 +194,19 @@ async def _locked_machine_user(
 
 
 async def list_machine_users(
-    connection: Connection, workspace_id: str, page: PageRequest
+    db: Database, workspace_id: str, page: PageRequest
 ) -> Page[MachineUser]:
     query = select(*_COLUMNS).where(machine_users.c.workspace_id == workspace_id)
     if page.after:
         query = query.where(machine_users.c.id > page.after)
-    rows = (
-        (await connection.execute(query.order_by(machine_users.c.id).limit(page.first + 1)))
-        .mappings()
-        .all()
-    )
+    query = query.order_by(machine_users.c.id).limit(page.first + 1)
+    async with db.read() as connection:
+        rows = (await connection.execute(query)).mappings().all()
     return page_of([MachineUser(**row) for row in rows], page.first)
+
+
+async def count_machine_users(db: Database, workspace_id: str) -> int:
+    return await count_rows(db, machine_users, workspace_id)
 
 
 _MACHINE_USERS = ById(_COLUMNS, MachineUser)
@@ -216,22 +219,16 @@ async def get_machine_users(
     return await _MACHINE_USERS.fetch(db, workspace_id, ids)
 
 
-async def managed_machine_user(connection: Connection, workspace_id: str) -> MachineUser:
+async def managed_machine_user(db: Database, workspace_id: str) -> MachineUser:
     """The principal the service keeps for keys made without choosing one."""
-    row = (
-        (
-            await connection.execute(
-                select(*_COLUMNS)
-                .where(
-                    machine_users.c.workspace_id == workspace_id, machine_users.c.managed.is_(True)
-                )
-                .order_by(machine_users.c.id)
-                .limit(1)
-            )
-        )
-        .mappings()
-        .first()
+    query = (
+        select(*_COLUMNS)
+        .where(machine_users.c.workspace_id == workspace_id, machine_users.c.managed.is_(True))
+        .order_by(machine_users.c.id)
+        .limit(1)
     )
+    async with db.read() as connection:
+        row = (await connection.execute(query)).mappings().first()
     if row is None:
         raise not_found("Managed machine user")
     return MachineUser(**row)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.tables import org_admins
+from supportdesk.domain.counting import count_rows
 from supportdesk.domain.members.models import MEMBER_COLUMNS, Member, member_of
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
@@ -21,21 +21,15 @@ async def get_members(db: Database, workspace_id: str, ids: Sequence[str]) -> di
     return await _MEMBERS.fetch(db, workspace_id, ids)
 
 
-async def list_members(
-    connection: Connection, workspace_id: str, page: PageRequest
-) -> Page[Member]:
+async def list_members(db: Database, workspace_id: str, page: PageRequest) -> Page[Member]:
     """The workspace's members in the order they joined."""
     query = select(*MEMBER_COLUMNS).where(org_admins.c.workspace_id == workspace_id)
     if page.after:
         query = query.where(org_admins.c.id > page.after)
-    rows = await connection.execute(query.order_by(org_admins.c.id).limit(page.first + 1))
-    return page_of([member_of(row) for row in rows], page.first)
+    async with db.read() as connection:
+        rows = await connection.execute(query.order_by(org_admins.c.id).limit(page.first + 1))
+        return page_of([member_of(row) for row in rows], page.first)
 
 
-async def count_members(connection: Connection, workspace_id: str) -> int:
-    query = (
-        select(func.count())
-        .select_from(org_admins)
-        .where(org_admins.c.workspace_id == workspace_id)
-    )
-    return int(await connection.scalar(query) or 0)
+async def count_members(db: Database, workspace_id: str) -> int:
+    return await count_rows(db, org_admins, workspace_id)

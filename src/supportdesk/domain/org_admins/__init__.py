@@ -4,11 +4,9 @@ from supportdesk.domain.org_admins.login_lock import record_login_lock
 from supportdesk.domain.org_admins.service import (
     Membership,
     OrgAdmin,
-    get_membership,
     verify_login,
 )
 from supportdesk.domain.org_admins.sessions import (
-    delete_admin_sessions,
     end_admin_sessions,
     end_session,
     session_membership,
@@ -19,10 +17,8 @@ from supportdesk.domain.org_admins.sessions import (
 __all__ = [
     "Membership",
     "OrgAdmin",
-    "delete_admin_sessions",
     "end_admin_sessions",
     "end_session",
-    "get_membership",
     "record_login_lock",
     "session_membership",
     "session_memberships",

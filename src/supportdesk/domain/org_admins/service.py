@@ -10,10 +10,9 @@ from typing import Any
 from sqlalchemy import Row, select
 
 from supportdesk.auth.passwords import hash_password, verify_password
-from supportdesk.db.connection import Connection
+from supportdesk.db import Database
 from supportdesk.db.tables import org_admins, workspaces
 from supportdesk.domain.errors import FieldCode
-from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.validation import Validator
 
 MIN_PASSWORD_LENGTH = 8
@@ -70,7 +69,7 @@ MEMBERSHIPS = select(
 ).join(workspaces, workspaces.c.id == org_admins.c.workspace_id)
 
 
-async def verify_login(connection: Connection, email: str, password: str) -> list[Membership]:
+async def verify_login(db: Database, email: str, password: str) -> list[Membership]:
     """The seats whose password matches, by workspace name; empty when the login is wrong.
 
     An unknown e-mail costs one password hash as a known one does, so timing does not tell
@@ -78,13 +77,11 @@ async def verify_login(connection: Connection, email: str, password: str) -> lis
     """
     if len(password) > MAX_PASSWORD_LENGTH:
         return []
-    rows = (
-        await connection.execute(
-            MEMBERSHIPS.where(org_admins.c.email_normalized == normalise_email(email)).order_by(
-                workspaces.c.name, org_admins.c.workspace_id
-            )
-        )
-    ).all()
+    query = MEMBERSHIPS.where(org_admins.c.email_normalized == normalise_email(email))
+    async with db.read() as connection:
+        rows = (
+            await connection.execute(query.order_by(workspaces.c.name, org_admins.c.workspace_id))
+        ).all()
     if not rows:
         await asyncio.to_thread(verify_password, None, password)
         return []
@@ -93,22 +90,6 @@ async def verify_login(connection: Connection, email: str, password: str) -> lis
         if await asyncio.to_thread(verify_password, row.password_hash, password):
             matching.append(membership_of(row))
     return matching
-
-
-async def get_membership(
-    connection: Connection, workspace_id: str, admin_id: str
-) -> Membership | None:
-    """The person's seat as it is now (a removed person or a changed role holds at once)."""
-    if not is_id_of(admin_id, "Member"):
-        return None
-    row = (
-        await connection.execute(
-            MEMBERSHIPS.where(
-                org_admins.c.workspace_id == workspace_id, org_admins.c.id == admin_id
-            )
-        )
-    ).first()
-    return None if row is None else membership_of(row)
 
 
 def membership_of(row: Row[*tuple[Any, ...]]) -> Membership:

@@ -16,7 +16,6 @@ from datetime import timedelta
 from sqlalchemy import and_, delete, insert
 
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.tables import org_admin_sessions, org_admins, workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
@@ -73,7 +72,7 @@ async def start_session(db: Database, seats: Sequence[OrgAdmin], lifetime: timed
 
 
 async def session_membership(
-    connection: Connection, session_id: str, workspace_id: str, admin_id: str
+    db: Database, session_id: str, workspace_id: str, admin_id: str
 ) -> Membership | None:
     """The seat a session is using, as it is now; None when the session has ended or
     expired, or the person is gone."""
@@ -85,12 +84,13 @@ async def session_membership(
         org_admin_sessions.c.admin_id == admin_id,
         org_admin_sessions.c.expires_at > now(),
     )
-    row = (await connection.execute(query)).first()
+    async with db.read() as connection:
+        row = (await connection.execute(query)).first()
     return None if row is None else membership_of(row)
 
 
 async def session_memberships(
-    connection: Connection, session_id: str, workspace_ids: Sequence[str]
+    db: Database, session_id: str, workspace_ids: Sequence[str]
 ) -> list[Membership]:
     """The seats a live session still covers among `workspace_ids`, by workspace name."""
     query = _LIVE_SEATS.where(
@@ -98,7 +98,8 @@ async def session_memberships(
         org_admin_sessions.c.session_hash == _digest(session_id),
         org_admin_sessions.c.expires_at > now(),
     ).order_by(workspaces.c.name, org_admin_sessions.c.workspace_id)
-    return [membership_of(row) for row in (await connection.execute(query)).all()]
+    async with db.read() as connection:
+        return [membership_of(row) for row in (await connection.execute(query)).all()]
 
 
 async def end_session(db: Database, session_id: str, workspace_ids: Sequence[str]) -> None:
@@ -112,18 +113,6 @@ async def end_session(db: Database, session_id: str, workspace_ids: Sequence[str
         )
 
 
-async def delete_admin_sessions(connection: Connection, workspace_id: str, admin_id: str) -> int:
-    """Within the caller's transaction: end the person's sessions in this workspace; how
-    many. For the actions that change who may log in (a password change, a removal)."""
-    result = await connection.execute(
-        delete(org_admin_sessions).where(
-            org_admin_sessions.c.workspace_id == workspace_id,
-            org_admin_sessions.c.admin_id == admin_id,
-        )
-    )
-    return result.rowcount
-
-
 async def end_admin_sessions(
     db: Database, actor: audit.Actor, workspace_id: str, admin_id: str
 ) -> int:
@@ -131,7 +120,13 @@ async def end_admin_sessions(
     or before removing them); their seats in other workspaces keep theirs. Audited; returns
     how many sessions ended."""
     async with db.transaction() as connection:
-        ended = await delete_admin_sessions(connection, workspace_id, admin_id)
+        result = await connection.execute(
+            delete(org_admin_sessions).where(
+                org_admin_sessions.c.workspace_id == workspace_id,
+                org_admin_sessions.c.admin_id == admin_id,
+            )
+        )
+        ended = result.rowcount
         await audit.record(
             connection,
             workspace_id,

@@ -215,9 +215,10 @@ async def count_deliveries_of_endpoints(
 
 
 async def get_deliveries(
-    connection: Connection, workspace_id: str, ids: Sequence[str]
+    db: Database, workspace_id: str, ids: Sequence[str]
 ) -> dict[str, WebhookDelivery]:
     query = select(*DELIVERY_COLUMNS).where(
         webhook_deliveries.c.workspace_id == workspace_id, webhook_deliveries.c.id.in_(ids)
     )
-    return {row[0]: delivery_of(row) for row in await connection.execute(query)}
+    async with db.read() as connection:
+        return {row[0]: delivery_of(row) for row in await connection.execute(query)}

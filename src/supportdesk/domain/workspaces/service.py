@@ -10,7 +10,6 @@ from sqlalchemy import insert, select
 
 from supportdesk.auth.scopes import PRESETS
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.tables import workspaces
 from supportdesk.domain import audit
 from supportdesk.domain.api_keys.service import CreatedKey, insert_api_key
@@ -93,18 +92,12 @@ async def init_workspace(
     return InitialisedWorkspace(workspace, admin, password, key)
 
 
-async def get_workspace(connection: Connection, workspace_id: str) -> Workspace:
-    row = (
-        (
-            await connection.execute(
-                select(workspaces.c.id, workspaces.c.name, workspaces.c.created_at).where(
-                    workspaces.c.id == workspace_id
-                )
-            )
-        )
-        .mappings()
-        .first()
+async def get_workspace(db: Database, workspace_id: str) -> Workspace:
+    query = select(workspaces.c.id, workspaces.c.name, workspaces.c.created_at).where(
+        workspaces.c.id == workspace_id
     )
+    async with db.read() as connection:
+        row = (await connection.execute(query)).mappings().first()
     if row is None:
         raise not_found("Workspace")
     return Workspace(**row)

@@ -27,7 +27,7 @@ async def key_list(page: Page) -> Response:
         request = PageRequest.of(PAGE_SIZE, after, cursors)
     except InvalidArgument:
         return redirect("/settings/api")
-    listed = await page.db.read_with(api_keys.list_api_keys, page.workspace_id, request)
+    listed = await api_keys.list_api_keys(page.db, page.workspace_id, request)
     owners = await machine_users.get_machine_users(
         page.db, page.workspace_id, sorted({key.machine_user_id for key in listed.items})
     )
@@ -84,8 +84,7 @@ def _read_key_form(page: Page) -> KeyForm:
 async def _managed_user_id(page: Page) -> str:
     """The machine user the service manages for the workspace: keys made without choosing
     one belong to it."""
-    async with page.db.read() as connection:
-        return (await machine_users.managed_machine_user(connection, page.workspace_id)).id
+    return (await machine_users.managed_machine_user(page.db, page.workspace_id)).id
 
 
 async def create_key(page: Page) -> Response:
@@ -119,8 +118,7 @@ async def create_key(page: Page) -> Response:
 
 async def _key(page: Page) -> api_keys.ApiKey | None:
     key_id = str(page.request.path_params["key_id"])
-    async with page.db.read() as connection:
-        return (await api_keys.get_api_keys(connection, page.workspace_id, [key_id])).get(key_id)
+    return (await api_keys.get_api_keys(page.db, page.workspace_id, [key_id])).get(key_id)
 
 
 def _no_such_key(page: Page) -> Response:

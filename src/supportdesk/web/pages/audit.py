@@ -42,10 +42,9 @@ async def audit_log(page: Page) -> Response:
         request = PageRequest.of(PAGE_SIZE, page.request.query_params.get("after") or None, cursors)
     except InvalidArgument:
         return redirect("/settings/audit")
-    async with page.db.read() as connection:
-        events = await audit.list_audit_events(
-            connection, page.workspace_id, request, target_types=TARGET_TYPES
-        )
+    events = await audit.list_audit_events(
+        page.db, page.workspace_id, request, target_types=TARGET_TYPES
+    )
     return page.render(
         "audit.html",
         section="audit",

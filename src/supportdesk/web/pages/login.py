@@ -50,8 +50,7 @@ async def login(page: Page) -> Response:
             f"try again in {minutes} minute{'s' * (minutes != 1)}."
         )
         return _refused(page, email, 429, message, **{"Retry-After": str(wait)})
-    async with page.db.read() as connection:
-        seats = await verify_login(connection, email, password)
+    seats = await verify_login(page.db, email, password)
     admin_seats = [seat.admin for seat in seats if seat.admin.is_admin]
     if not admin_seats:
         # A person who is no admin is answered, and counted, exactly as a wrong password:
@@ -86,8 +85,7 @@ async def _choices(page: Page) -> list[Membership]:
     session = page.session
     if session.id is None or not session.choices:
         return []
-    async with page.db.read() as connection:
-        seats = await session_memberships(connection, session.id, session.workspace_ids)
+    seats = await session_memberships(page.db, session.id, session.workspace_ids)
     return [seat for seat in seats if seat.admin.is_admin]
 
 

@@ -19,10 +19,9 @@ _MESSAGES = {
 
 async def user_list(page: Page) -> Response:
     users = await all_machine_users(page)
-    async with page.db.read() as connection:
-        keys = await api_keys.keys_of_machine_users(
-            connection, page.workspace_id, [user.id for user in users]
-        )
+    keys = await api_keys.keys_of_machine_users(
+        page.db, page.workspace_id, [user.id for user in users]
+    )
     moment = now()
     active = {
         user.id: sum(key.status(moment) == "active" for key in keys.get(user.id, []))
@@ -62,7 +61,7 @@ async def user_detail(page: Page) -> Response:
     user_id = str(page.request.path_params["user_id"])
     users = await machine_users.get_machine_users(page.db, page.workspace_id, [user_id])
     user = users.get(user_id)
-    keys = await page.db.read_with(api_keys.keys_of_machine_users, page.workspace_id, [user_id])
+    keys = await api_keys.keys_of_machine_users(page.db, page.workspace_id, [user_id])
     if user is None:
         return page.problem(404, "Machine user not found", "There is no such machine user here.")
     return page.render(

@@ -30,8 +30,7 @@ def webhook_setup(page: Page) -> WebhookSetup:
 
 async def find_endpoint(page: Page) -> WebhookEndpoint | None:
     endpoint_id = str(page.request.path_params["endpoint_id"])
-    async with page.db.read() as connection:
-        found = await queries.get_endpoints(connection, page.workspace_id, [endpoint_id])
+    found = await queries.get_endpoints(page.db, page.workspace_id, [endpoint_id])
     return found.get(endpoint_id)
 
 
@@ -42,10 +41,9 @@ def no_such_endpoint(page: Page) -> Response:
 
 
 async def endpoint_list(page: Page) -> Response:
-    async with page.db.read() as connection:
-        listed = await queries.list_endpoints(
-            connection, page.workspace_id, PageRequest(MAX_ENDPOINTS, None)
-        )
+    listed = await queries.list_endpoints(
+        page.db, page.workspace_id, PageRequest(MAX_ENDPOINTS, None)
+    )
     return page.render(
         "webhooks.html",
         section="webhooks",
