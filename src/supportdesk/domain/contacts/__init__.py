@@ -9,12 +9,7 @@ from supportdesk.domain.contacts.queries import (
     get_contact_by_email,
     list_contacts,
 )
-from supportdesk.domain.contacts.service import (
-    Contact,
-    Requester,
-    get_contacts,
-    upsert_requester,
-)
+from supportdesk.domain.contacts.service import Contact, Requester, get_contacts
 
 __all__ = [
     "Contact",
@@ -28,5 +23,4 @@ __all__ = [
     "get_contacts",
     "list_contacts",
     "update_contact",
-    "upsert_requester",
 ]

@@ -22,7 +22,8 @@ from supportdesk.db.tables import contacts, issues, messages, workspaces
 from supportdesk.domain import idempotency
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
-from supportdesk.domain.contacts import Contact, Requester, upsert_requester
+from supportdesk.domain.contacts import Contact, Requester
+from supportdesk.domain.contacts.service import upsert_requester
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import (
     EVENT_COUNTER,

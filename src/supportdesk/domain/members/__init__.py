@@ -1,11 +1,6 @@
 """Members: the workspace's people, admins and agents (docs/working-issues.md)."""
 
-from supportdesk.domain.members.actions import (
-    create_member,
-    insert_member,
-    remove_member,
-    update_member,
-)
+from supportdesk.domain.members.actions import create_member, remove_member, update_member
 from supportdesk.domain.members.models import ADMIN, AGENT, ROLES, Member
 from supportdesk.domain.members.people import Person, get_people
 from supportdesk.domain.members.queries import count_members, get_members, list_members
@@ -20,7 +15,6 @@ __all__ = [
     "create_member",
     "get_members",
     "get_people",
-    "insert_member",
     "list_members",
     "remove_member",
     "update_member",

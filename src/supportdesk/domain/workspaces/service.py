@@ -22,7 +22,8 @@ from supportdesk.domain.machine_users.service import (
     MANAGED_NAME,
     insert_machine_user,
 )
-from supportdesk.domain.members import ADMIN, Member, insert_member
+from supportdesk.domain.members import ADMIN, Member
+from supportdesk.domain.members.actions import insert_member
 from supportdesk.domain.org_admins.service import hash_password_off_loop
 from supportdesk.domain.validation import Validator
 
