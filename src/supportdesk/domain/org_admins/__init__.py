@@ -1,11 +1,7 @@
 """Org admins: the people who log in to the settings page (e-mail and password)."""
 
 from supportdesk.domain.org_admins.login_lock import record_login_lock
-from supportdesk.domain.org_admins.service import (
-    Membership,
-    OrgAdmin,
-    verify_login,
-)
+from supportdesk.domain.org_admins.service import Membership, OrgAdmin, verify_login
 from supportdesk.domain.org_admins.sessions import (
     end_admin_sessions,
     end_session,
