@@ -28,6 +28,7 @@ from supportdesk.http.request_id import RequestIdMiddleware
 from supportdesk.observability.exposition import metrics_enabled
 from supportdesk.observability.metrics import RequestMetrics, watch_database
 from supportdesk.rest import rest_mount
+from supportdesk.storage import storage_for
 from supportdesk.web import settings_app
 
 
@@ -84,6 +85,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     )
     app.state.settings = settings
     app.state.db = database
+    # Attachments' bytes (docs/attachments.md).
+    app.state.storage = storage_for(settings)
     app.state.schema = schema
     app.state.limiter = limiter
     app.state.tracing = None

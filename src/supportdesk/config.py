@@ -115,6 +115,14 @@ class Settings(BaseSettings):
     # (dispatcher.LEASE_MARGIN_SECONDS), or two dispatchers may both send an attempt.
     webhook_lease_seconds: float = Field(default=60, gt=0)
 
+    # Attachments (docs/attachments.md): the largest file, and where the bytes are kept:
+    # `file://PATH` (by default the folder `attachments` beside the SQLite file, else
+    # ./data/attachments) or `s3://bucket/prefix` with the AWS_* variables and, for an
+    # S3-compatible store other than AWS, its endpoint.
+    attachment_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1)
+    storage_url: str | None = None
+    s3_endpoint_url: str | None = None
+
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod
     def _retry_schedule(cls, value: str | Iterable[float]) -> tuple[float, ...]:

@@ -33,6 +33,7 @@ def test_the_issue_comes_with_its_messages_oldest_first(
                 "body": ISSUE["body"],
                 "visibility": "public",
                 "created_at": created["created_at"],
+                "attachments": [],
             },
             {
                 "id": reply["message"]["id"],
@@ -40,6 +41,7 @@ def test_the_issue_comes_with_its_messages_oldest_first(
                 "body": "On it.",
                 "visibility": "public",
                 "created_at": reply["message"]["createdAt"],
+                "attachments": [],
             },
         ],
     }
@@ -166,6 +168,7 @@ def test_internal_notes_are_shown_only_when_asked_for(
         "body": "The requester is a VIP; go gently.",
         "visibility": "internal",
         "created_at": note_as_read["node"]["createdAt"],
+        "attachments": [],
     }
     assert asked_by_reader.body == asked.body
     assert "VIP" not in str(plain.body)

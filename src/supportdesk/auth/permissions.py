@@ -22,6 +22,9 @@ def _any(*scopes: str) -> frozenset[str]:
     return frozenset(scopes)
 
 
+# Who sends an attachment's bytes: whoever may ask for its upload URL.
+PERMISSIONS_OF_UPLOADS = _any("issues:write", "thread:reply")
+
 PERMISSIONS: dict[str, frozenset[str]] = {
     # Keys, principals, audit
     "Query.apiInfo": ANY_STANDARD_KEY,
@@ -67,6 +70,9 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Mutation.replyToIssue": _any("thread:reply"),
     "Mutation.addNote": _any("thread:reply"),
     "Message.author": _any("issues:read"),
+    # Attachments (docs/attachments.md): whoever may write a message may upload its files.
+    "Mutation.createAttachmentUpload": PERMISSIONS_OF_UPLOADS,
+    "Message.attachments": _any("issues:read"),
     "Issue.messages": _any("issues:read"),
     "Issue.requester": _any("contacts:read"),
     "Issue.labels": _any("issues:read"),
@@ -110,6 +116,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     # The REST interface under /v1 (docs/rest-v1.md): the scopes of the same operations.
     "REST.createIssue": _any("issues:create", "issues:write"),
     "REST.getIssue": _any("issues:read"),
+    "REST.uploadAttachment": PERMISSIONS_OF_UPLOADS,
+    "REST.downloadAttachment": _any("issues:read"),
 }
 
 # The scopes that allow reading one object of a type through `node(id)`.

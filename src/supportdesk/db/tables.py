@@ -250,6 +250,39 @@ messages = Table(
     Index("ix_messages_issue", "workspace_id", "issue_id", "id"),
 )
 
+# Files a message carries (docs/attachments.md). A row is made by createAttachmentUpload,
+# gets its hash, size and sniffed type when the bytes arrive (`uploaded_at`), and its
+# message when a createIssue, replyToIssue or addNote takes it; one never attached is
+# removed with its bytes a day after it was made. The bytes live in the object store under
+# `storage_key` (`<workspace_id>/<sha256>`: identical bytes of a workspace are kept once).
+attachments = Table(
+    "attachments",
+    metadata,
+    *_tenant_columns(),
+    Column("message_id", ID, nullable=True),
+    Column("file_name", String(255), nullable=False),
+    Column("size_bytes", Integer, nullable=False),
+    Column("content_type", String(255), nullable=False),
+    Column("sha256", String(64), nullable=True),
+    Column("storage_key", String(200), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("uploaded_at", UTCDateTime, nullable=True),
+    Column("expires_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    ForeignKeyConstraint(["workspace_id", "message_id"], ["messages.workspace_id", "messages.id"]),
+    Index("ix_attachments_message", "workspace_id", "message_id"),
+    # Whether other rows still hold an object's bytes, before they are deleted.
+    Index("ix_attachments_sha256", "workspace_id", "sha256"),
+    # The day-old uploads never attached; attached rows leave this index.
+    Index(
+        "ix_attachments_unattached",
+        "workspace_id",
+        "created_at",
+        sqlite_where=text("message_id IS NULL"),
+        postgresql_where=text("message_id IS NULL"),
+    ),
+)
+
 # Knowledge-base articles. Full-text search lives beside the table, per backend (migrations
 # 0002 and 0016, domain/articles/search.py): SQLite keeps an FTS5 index `articles_fts` whose
 # rows are numbered by `search_rowid` (FTS5 needs an integer row id that VACUUM keeps, which

@@ -19,7 +19,8 @@ parked: after PARK_AFTER time-outs in a row, none of its deliveries is due for a
 retry schedule's first wait, then its second... while it stays silent), so that its
 deliveries do not spend their retries, nor the dispatcher its slots, on it.
 
-Once an hour, and at start, events and deliveries past retention are removed. Errors are
+Once an hour, and at start, events and deliveries past retention are removed, and uploads
+no message took within a day. Errors are
 logged and the loop goes on; a delivery whose attempt was cut short is due again when its
 lease runs out. Nothing here logs a secret or a URL (which may carry a receiver's token).
 """
@@ -42,9 +43,11 @@ from supportdesk.dispatch import outcomes, queue, shares
 from supportdesk.dispatch.client import Client, Reply
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
+from supportdesk.domain.attachments import remove_unattached
 from supportdesk.domain.clock import now
 from supportdesk.domain.events.retention import remove_expired
 from supportdesk.observability.metrics import DeliveryMetrics
+from supportdesk.storage import storage_for
 
 logger = logging.getLogger("supportdesk.dispatch")
 
@@ -362,7 +365,17 @@ class Dispatcher:
                     )
             except Exception:
                 logger.exception("Removing expired events failed; trying again in an hour.")
+            await self._remove_unattached()
             await asyncio.sleep(max(0.0, CLEANUP_SECONDS - (time.monotonic() - started)))
+
+    async def _remove_unattached(self) -> None:
+        """Uploads no message took within a day go, with their bytes (docs/attachments.md)."""
+        try:
+            removed = await remove_unattached(self._db, storage_for(self._settings), now())
+            if removed:
+                logger.info("Removed unattached uploads.", extra={"fields": {"rows": removed}})
+        except Exception:
+            logger.exception("Removing unattached uploads failed; trying again in an hour.")
 
 
 def _outcome_name(reply: Reply, status: str) -> str:

@@ -18,6 +18,10 @@ class ErrorCode(StrEnum):
     IDEMPOTENCY_KEY_MISMATCH = "IDEMPOTENCY_KEY_MISMATCH"
     LIMIT_REACHED = "LIMIT_REACHED"
     NOT_CONFIGURED = "NOT_CONFIGURED"
+    # The upload of an attachment's bytes (docs/attachments.md).
+    SIZE_MISMATCH = "SIZE_MISMATCH"
+    UPLOAD_EXPIRED = "UPLOAD_EXPIRED"
+    ALREADY_UPLOADED = "ALREADY_UPLOADED"
 
 
 class FieldCode(StrEnum):
@@ -26,6 +30,11 @@ class FieldCode(StrEnum):
     TOO_LONG = "TOO_LONG"
     UNSAFE_URL = "UNSAFE_URL"
     UNKNOWN = "UNKNOWN"
+    TOO_LARGE = "TOO_LARGE"
+    # attachmentIds: more than a message takes, one another message has, one not uploaded.
+    TOO_MANY = "TOO_MANY"
+    ALREADY_ATTACHED = "ALREADY_ATTACHED"
+    NOT_UPLOADED = "NOT_UPLOADED"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,10 @@ class Context:
     cursors: Cursors
     client_ip: str | None = None
     webhooks: WebhookSetup | None = None
+    # The address clients reach this server at (`https://desk.example.com`), for the URLs
+    # an answer gives (attachments' upload and download), and the largest upload.
+    base_url: str = ""
+    attachment_max_bytes: int = 25 * 1024 * 1024
     _loaders: Loaders | None = field(default=None, repr=False)
 
     @property

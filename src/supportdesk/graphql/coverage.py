@@ -63,6 +63,9 @@ EXECUTOR_FIELDS: dict[str, str] = {
     # Keys are read on their own (apiKeys, a settings page), not inside the answers that
     # clients repeat; no relation renders them.
     "MachineUser.apiKeys": "no relation of machine_users renders its keys",
+    # Files are listed beside a thread now and then, not in the answers clients repeat;
+    # their download URL is the request's address.
+    "Message.attachments": "no relation of messages renders its attachments",
 }
 
 # The values a page's narrowing argument may take: any other, the executor refuses, so

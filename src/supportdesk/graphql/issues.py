@@ -20,6 +20,11 @@ from supportdesk.domain.errors import (
 )
 from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import PageRequest
+from supportdesk.graphql.attachments import (
+    ATTACHMENT_IDS_DESCRIPTION,
+    Attachment,
+    attachment_ids_of,
+)
 from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
@@ -67,6 +72,12 @@ class Message(Node):
         if self.author_type in ("machine_user", "member"):
             found = await _person(info, self.author_id)
         return found
+
+    @strawberry.field(description="The message's files, in the order they were uploaded.")
+    async def attachments(self, info: Info) -> list[Attachment] | None:
+        # The files of a whole thread are read in one batch.
+        files = await info.context.loaders.attachments_of_message.load(self.id)
+        return [Attachment.of(file, info.context.base_url) for file in files]
 
     @classmethod
     def of(cls, message: issues.Message) -> Message:
@@ -201,6 +212,9 @@ class CreateIssueInput:
             "IDEMPOTENCY_KEY_MISMATCH."
         ),
     )
+    attachment_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description=ATTACHMENT_IDS_DESCRIPTION
+    )
 
 
 @strawberry.input(description="Change what is given.")
@@ -217,6 +231,9 @@ class ReplyToIssueInput:
     body: str | None = strawberry.field(default=None, description="Required.")
     status: str | None = strawberry.field(
         default=None, description="Optionally move the issue, in the same transaction."
+    )
+    attachment_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description=ATTACHMENT_IDS_DESCRIPTION
     )
 
 
@@ -289,6 +306,9 @@ class AssignIssuePayload:
 class AddNoteInput:
     issue_id: strawberry.ID
     body: str | None = strawberry.field(default=None, description="Required.")
+    attachment_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description=ATTACHMENT_IDS_DESCRIPTION
+    )
 
 
 @strawberry.input
@@ -471,6 +491,7 @@ class IssueMutations:
             requester_name=input.requester_name,
             priority=input.priority,
             idempotency_key=input.idempotency_key,
+            attachment_ids=attachment_ids_of(input.attachment_ids),
         )
 
         async def action() -> dict[str, object]:
@@ -513,6 +534,7 @@ class IssueMutations:
                 str(input.issue_id),
                 input.body,
                 input.status,
+                attachment_ids_of(input.attachment_ids),
             )
             return {"issue": Issue.of(issue), "message": Message.of(message)}
 
@@ -597,7 +619,12 @@ class IssueMutations:
 
         async def action() -> dict[str, object]:
             issue, message = await issues.add_note(
-                context.db, author, context.workspace_id, str(input.issue_id), input.body
+                context.db,
+                author,
+                context.workspace_id,
+                str(input.issue_id),
+                input.body,
+                attachment_ids_of(input.attachment_ids),
             )
             return {"issue": Issue.of(issue), "message": Message.of(message)}
 

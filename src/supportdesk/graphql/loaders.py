@@ -15,6 +15,7 @@ from supportdesk.domain import (
     accounts,
     api_keys,
     articles,
+    attachments,
     contacts,
     issues,
     labels,
@@ -82,6 +83,10 @@ class Loaders:
     @cached_property
     def labels_of_issue(self) -> DataLoader[str, list[labels.Label]]:
         return self._batch(labels.labels_of_issues, [])
+
+    @cached_property
+    def attachments_of_message(self) -> DataLoader[str, list[attachments.Attachment]]:
+        return self._batch(attachments.attachments_of_messages, [])
 
     @cached_property
     def person(self) -> DataLoader[str, members.Person | None]:

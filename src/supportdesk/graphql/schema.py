@@ -19,6 +19,7 @@ from supportdesk.graphql.accounts import Account, AccountMutations, AccountQueri
 from supportdesk.graphql.api_info import ApiInfoQueries
 from supportdesk.graphql.api_keys import ApiKey, ApiKeyMutations, ApiKeyQueries
 from supportdesk.graphql.articles import Article, ArticleMutations, ArticleQueries
+from supportdesk.graphql.attachments import AttachmentMutations
 from supportdesk.graphql.audit import AuditEvent, AuditQueries
 from supportdesk.graphql.contacts import Contact, ContactMutations, ContactQueries
 from supportdesk.graphql.context import Context
@@ -59,6 +60,7 @@ class Query(
 @strawberry.type
 class Mutation(
     IssueMutations,
+    AttachmentMutations,
     LabelMutations,
     MemberMutations,
     MachineUserMutations,

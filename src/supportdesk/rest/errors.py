@@ -70,11 +70,23 @@ def of_problem(problem: HttpProblem) -> RestError:
     )
 
 
+# Codes with a status of their own; every other domain failure is 422.
+_STATUS_OF_CODE = {
+    ErrorCode.NOT_FOUND: 404,
+    # An attachment's upload (docs/attachments.md): the body was wrong, the URL is no more,
+    # or the bytes came already.
+    ErrorCode.SIZE_MISMATCH: 400,
+    ErrorCode.UPLOAD_EXPIRED: 410,
+    ErrorCode.ALREADY_UPLOADED: 409,
+}
+
+
 def of_domain(error: DomainError, rest_names: Mapping[str, str]) -> RestError:
-    """A rule of the domain said no: 404 for NOT_FOUND, 422 for every other code; field
+    """A rule of the domain said no: 404 for NOT_FOUND (an upload's failures have their own,
+    `_STATUS_OF_CODE`), 422 for every other code; field
     names are the REST ones (`rest_names` maps the domain's names to them)."""
-    if error.code is ErrorCode.NOT_FOUND:
-        return RestError(404, error.code, error.message)
+    if error.code in _STATUS_OF_CODE:
+        return RestError(_STATUS_OF_CODE[error.code], error.code, error.message)
     fields = [(rest_names.get(f.field, f.field), str(f.code)) for f in error.fields]
     if error.code is not ErrorCode.VALIDATION_FAILED:
         return RestError(422, error.code, error.message, fields=fields)

@@ -10,6 +10,7 @@ from typing import Any
 
 from supportdesk import __version__
 from supportdesk.auth.permissions import PERMISSIONS
+from supportdesk.domain.attachments import MAX_PER_MESSAGE
 from supportdesk.domain.idempotency import MAX_KEY_LENGTH, RETENTION
 from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
 from supportdesk.domain.issues.workflow import DEFAULT_PRIORITY, PRIORITIES, STATUSES
@@ -108,7 +109,7 @@ def _schemas() -> dict[str, Any]:
         },
         "Message": {
             "type": "object",
-            "required": ["id", "sender_name", "body", "visibility", "created_at"],
+            "required": ["id", "sender_name", "body", "visibility", "created_at", "attachments"],
             "properties": {
                 "id": {"type": "string", "description": "Opaque, e.g. msg_01JD…"},
                 "sender_name": {"type": "string"},
@@ -120,6 +121,30 @@ def _schemas() -> dict[str, Any]:
                     "requester.",
                 },
                 "created_at": timestamp,
+                "attachments": {
+                    "type": "array",
+                    "maxItems": MAX_PER_MESSAGE,
+                    "items": _ref("schemas", "Attachment"),
+                    "description": "The message's files, in the order they were uploaded.",
+                },
+            },
+        },
+        "Attachment": {
+            "type": "object",
+            "required": ["id", "file_name", "size_bytes", "content_type", "download_url"],
+            "properties": {
+                "id": {"type": "string", "description": "Opaque, e.g. att_01JD…"},
+                "file_name": {"type": "string"},
+                "size_bytes": {"type": "integer", "minimum": 1},
+                "content_type": {
+                    "type": "string",
+                    "description": "Sniffed from the bytes, never taken from the client; "
+                    "`application/octet-stream` when they show none.",
+                },
+                "download_url": {
+                    "type": "string",
+                    "description": "GET /v1/attachments/{id}/content on this server.",
+                },
             },
         },
         "Error": {
@@ -136,7 +161,8 @@ def _schemas() -> dict[str, Any]:
                     "description": "The GraphQL API's code: UNAUTHENTICATED, FORBIDDEN, "
                     "NOT_FOUND, RATE_LIMITED, BAD_REQUEST, PAYLOAD_TOO_LARGE, "
                     "UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_MISMATCH, "
-                    "METHOD_NOT_ALLOWED, INTERNAL_SERVER_ERROR.",
+                    "METHOD_NOT_ALLOWED, INTERNAL_SERVER_ERROR; for an attachment's upload "
+                    "SIZE_MISMATCH, UPLOAD_EXPIRED, ALREADY_UPLOADED.",
                 },
                 "message": {"type": "string", "description": "For people; may change."},
                 "fields": {
@@ -188,7 +214,13 @@ _HEADERS: dict[str, tuple[str, str]] = {
     "Retry-After": ("integer", "Seconds to wait before trying again."),
     "WWW-Authenticate": ("string", "Always `Bearer`."),
     "Location": ("string", "The issue's address, /v1/issues/{id}."),
-    "Allow": ("string", "The one method this path takes."),
+    "Allow": ("string", "The methods this path takes."),
+    "Content-Disposition": (
+        "string",
+        "Always `attachment`, with the file's name as `filename` (ASCII) and `filename*`.",
+    ),
+    "X-Content-Type-Options": ("string", "Always `nosniff`."),
+    "Content-Security-Policy": ("string", "Always `sandbox`."),
     "Cache-Control": ("string", "Always `no-store`: no cache keeps an answer of /v1."),
 }
 
@@ -254,8 +286,7 @@ def _responses() -> dict[str, Any]:
             optional=_RATE_LIMITED,
         ),
         "MethodNotAllowed": _error(
-            "METHOD_NOT_ALLOWED: another method than this operation's on its path (each "
-            "path takes one); `Allow` names the one it takes.",
+            "METHOD_NOT_ALLOWED: another method than the path's; `Allow` names those it takes.",
             "Allow",
         ),
         "InternalError": _error(
@@ -348,6 +379,74 @@ def _get_issue() -> dict[str, Any]:
     }
 
 
+def _attachment_id() -> dict[str, Any]:
+    return {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "The attachment's id, as createAttachmentUpload answered it.",
+    }
+
+
+def _upload_attachment() -> dict[str, Any]:
+    return {
+        "operationId": "uploadAttachment",
+        "summary": "Send an attachment's bytes",
+        "description": "The second step of an upload (docs/attachments.md): GraphQL's "
+        "`createAttachmentUpload` answers this URL; PUT exactly its `sizeBytes` bytes here, "
+        f"with a `svc_mk_` key with {_scopes('REST.uploadAttachment')}, before `expiresAt`. "
+        "Another size answers 400 SIZE_MISMATCH and keeps nothing; an expired URL 410 "
+        "UPLOAD_EXPIRED; bytes sent already 409 ALREADY_UPLOADED.",
+        "parameters": [_attachment_id()],
+        "requestBody": {
+            "required": True,
+            "content": {"application/octet-stream": {"schema": {}}},
+        },
+        "responses": {
+            "201": {
+                "description": "Kept; the type is the one the bytes show.",
+                "headers": _headers_of("X-Request-Id", *_RATE_LIMITED),
+                "content": {"application/json": {"schema": _ref("schemas", "Attachment")}},
+            },
+            "400": _error("SIZE_MISMATCH: not exactly `sizeBytes` bytes.", *_RATE_LIMITED),
+            "401": _ref("responses", "Unauthenticated"),
+            "403": _ref("responses", "Forbidden"),
+            "404": _ref("responses", "NotFound"),
+            "405": _ref("responses", "MethodNotAllowed"),
+            "409": _error("ALREADY_UPLOADED: the bytes came already.", *_RATE_LIMITED),
+            "410": _error("UPLOAD_EXPIRED: ask for a new upload.", *_RATE_LIMITED),
+            "429": _ref("responses", "RateLimited"),
+            "500": _ref("responses", "InternalError"),
+        },
+    }
+
+
+def _download_attachment() -> dict[str, Any]:
+    safe = ("Content-Disposition", "X-Content-Type-Options", "Content-Security-Policy")
+    return {
+        "operationId": "downloadAttachment",
+        "summary": "Fetch an attachment's bytes",
+        "description": f"Needs a `svc_mk_` key with {_scopes('REST.downloadAttachment')}. "
+        "The bytes, with the sniffed type, always as a download (never shown inline, "
+        "HTML and SVG included).",
+        "parameters": [_attachment_id()],
+        "responses": {
+            "200": {
+                "description": "The bytes.",
+                "headers": _headers_of("X-Request-Id", "Cache-Control", *safe, *_RATE_LIMITED),
+                "content": {"*/*": {"schema": {}}},
+            },
+            "401": _ref("responses", "Unauthenticated"),
+            "403": _ref("responses", "Forbidden"),
+            "404": _ref("responses", "NotFound"),
+            "405": _ref("responses", "MethodNotAllowed"),
+            "429": _ref("responses", "RateLimited"),
+            "500": _ref("responses", "InternalError"),
+        },
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -356,13 +455,17 @@ def openapi_document() -> dict[str, Any]:
             "version": __version__,
             "description": "The older REST interface, kept so that its integrations keep "
             "working; everything else is in the GraphQL API at /graphql. Each key has the "
-            "same rate limit over both (600 requests a minute by default). Each path "
-            "takes one method (another answers 405 with `Allow`), and every answer carries "
+            "same rate limit over both (600 requests a minute by default). Another method "
+            "than a path's answers 405 with `Allow`, and every answer carries "
             "`Cache-Control: no-store`.",
         },
         "paths": {
             "/v1/issues": {"post": _create_issue()},
             "/v1/issues/{id}": {"get": _get_issue()},
+            "/v1/attachments/{id}/content": {
+                "put": _upload_attachment(),
+                "get": _download_attachment(),
+            },
         },
         "security": [{"bearer": []}],
         "components": {

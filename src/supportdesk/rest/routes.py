@@ -1,4 +1,5 @@
-"""POST /v1/issues, GET /v1/issues/{id} and GET /v1/openapi.json (docs/rest-v1.md).
+"""POST /v1/issues, GET /v1/issues/{id}, PUT and GET /v1/attachments/{id}/content and
+GET /v1/openapi.json (docs/rest-v1.md, docs/attachments.md).
 
 The operations run the domain's own createIssue and issue read, behind the same keys,
 permission table and rate limits as GraphQL. The order of checks: the method; the key and
@@ -24,6 +25,7 @@ from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
 from supportdesk.domain import issues
+from supportdesk.domain.attachments import attachments_of_messages
 from supportdesk.domain.audit import key_actor
 from supportdesk.domain.errors import DomainError
 from supportdesk.domain.ids import is_id_of
@@ -32,7 +34,7 @@ from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission
 from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import HttpProblem, read_json
-from supportdesk.rest import errors, schemas
+from supportdesk.rest import attachments, errors, schemas
 from supportdesk.rest.errors import JSON, RestError, json_response
 from supportdesk.rest.openapi import openapi_document
 
@@ -43,6 +45,8 @@ logger = logging.getLogger("supportdesk.http")
 THREAD = PageRequest(MAX_PAGE_SIZE, None)
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
+# Who is asking: the principal and the rate-limit headers of every answer from there on.
+Admit = Callable[[Request], Awaitable[tuple[Principal, dict[str, str]]]]
 
 
 class Endpoint:
@@ -80,17 +84,24 @@ class Operation(Endpoint):
     """One operation of the permission table (`REST.<name>`): admission, the scope check,
     then the handler; every refusal becomes a RestError."""
 
-    def __init__(self, name: str, method: str, admission: Admission, handler: Handler) -> None:
+    def __init__(
+        self,
+        name: str,
+        method: str,
+        admission: Admission,
+        handler: Handler,
+        admit: Admit | None = None,
+    ) -> None:
         self.name = f"REST.{name}"
         self.required = PERMISSIONS[self.name]
         self.method = method
-        self.admission = admission
+        self.admit = admit or admission.admit
         self.handler = handler
 
     async def respond(self, request: Request) -> Response:
         rate_limit_headers: dict[str, str] = {}
         try:
-            principal, rate_limit_headers = await self.admission.admit(request)
+            principal, rate_limit_headers = await self.admit(request)
             access_record(request.scope).operation = self.name
             if not is_allowed(principal, self.required):
                 raise errors.forbidden(self.required, principal.is_legacy)
@@ -103,6 +114,22 @@ class Operation(Endpoint):
             return error.response(rate_limit_headers)
         response.headers.update(rate_limit_headers)
         return response
+
+
+class Methods(Endpoint):
+    """Several operations on one path, one per method."""
+
+    def __init__(self, *operations: Operation) -> None:
+        self.operations = {operation.method: operation for operation in operations}
+        self.method = ", ".join(self.operations)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        operation = self.operations.get(request.method)
+        if operation is None:
+            await errors.method_not_allowed(self.method).response()(scope, receive, send)
+        else:
+            await operation(scope, receive, send)
 
 
 class OpenAPIDocument(Endpoint):
@@ -139,8 +166,12 @@ async def get_issue(request: Request, principal: Principal) -> Response:
     issue = found.get(issue_id)
     if issue is None:
         raise errors.not_found("Issue not found.")
-    threads = await issues.fetch_threads(db, workspace_id, [issue_id], THREAD, visibility)
-    return json_response(schemas.issue_with_messages_json(issue, threads[issue_id].items))
+    thread = (await issues.fetch_threads(db, workspace_id, [issue_id], THREAD, visibility))[
+        issue_id
+    ].items
+    files = await attachments_of_messages(db, workspace_id, [m.id for m in thread])
+    base_url = attachments.base_url_of(request)
+    return json_response(schemas.issue_with_messages_json(issue, thread, files, base_url))
 
 
 async def _no_such_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
@@ -187,6 +218,19 @@ def rest_mount(settings: Settings, limiter: RateLimiter) -> Mount:
                 Operation("createIssue", "POST", admission, create_issue(settings)),
             ),
             Route("/issues/{id}", Operation("getIssue", "GET", admission, get_issue)),
+            Route(
+                "/attachments/{id}/content",
+                Methods(
+                    Operation("uploadAttachment", "PUT", admission, attachments.upload),
+                    Operation(
+                        "downloadAttachment",
+                        "GET",
+                        admission,
+                        attachments.download,
+                        attachments.readers(admission),
+                    ),
+                ),
+            ),
             Route("/openapi.json", OpenAPIDocument()),
         ],
         redirect_slashes=False,

@@ -8,6 +8,8 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
+from supportdesk.domain.attachments import Attachment
+from supportdesk.domain.attachments.models import content_path
 from supportdesk.domain.clock import rfc3339
 from supportdesk.domain.issues import Issue, Message, NewIssue
 from supportdesk.domain.issues.models import PUBLIC
@@ -79,15 +81,33 @@ def issue_json(issue: Issue) -> dict[str, Any]:
     }
 
 
-def message_json(message: Message) -> dict[str, Any]:
+def attachment_json(attachment: Attachment, base_url: str) -> dict[str, Any]:
+    return {
+        "id": attachment.id,
+        "file_name": attachment.file_name,
+        "size_bytes": attachment.size_bytes,
+        "content_type": attachment.content_type,
+        "download_url": base_url + content_path(attachment.id),
+    }
+
+
+def message_json(message: Message, files: list[Attachment], base_url: str) -> dict[str, Any]:
     return {
         "id": message.id,
         "sender_name": message.sender_name,
         "body": message.body,
         "visibility": message.visibility,
         "created_at": rfc3339(message.created_at),
+        "attachments": [attachment_json(file, base_url) for file in files],
     }
 
 
-def issue_with_messages_json(issue: Issue, messages: list[Message]) -> dict[str, Any]:
-    return {**issue_json(issue), "messages": [message_json(m) for m in messages]}
+def issue_with_messages_json(
+    issue: Issue,
+    messages: list[Message],
+    files: dict[str, list[Attachment]],
+    base_url: str,
+) -> dict[str, Any]:
+    """The issue and its messages, each with its attachments (`files`, by message id)."""
+    shown = [message_json(m, files.get(m.id, []), base_url) for m in messages]
+    return {**issue_json(issue), "messages": shown}

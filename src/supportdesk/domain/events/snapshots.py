@@ -3,7 +3,7 @@ the `changes` of an update."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from supportdesk.domain.accounts.models import Account
     from supportdesk.domain.api_keys.service import ApiKey
     from supportdesk.domain.articles.models import Article
+    from supportdesk.domain.attachments import Attachment
     from supportdesk.domain.contacts.service import Contact
     from supportdesk.domain.issues.models import Issue, Message
     from supportdesk.domain.labels.models import Label
@@ -64,7 +65,7 @@ def member(value: Member) -> Snapshot:
     }
 
 
-def message(value: Message) -> Snapshot:
+def message(value: Message, files: Sequence[Attachment] = ()) -> Snapshot:
     return {
         "id": value.id,
         "issueId": value.issue_id,
@@ -72,6 +73,17 @@ def message(value: Message) -> Snapshot:
         "body": value.body,
         "createdAt": rfc3339(value.created_at),
         "visibility": value.visibility,
+        "attachments": [attachment(file) for file in files],
+    }
+
+
+def attachment(value: Attachment) -> Snapshot:
+    """What a message's file is; its bytes are fetched with a key (docs/attachments.md)."""
+    return {
+        "id": value.id,
+        "fileName": value.file_name,
+        "sizeBytes": value.size_bytes,
+        "contentType": value.content_type,
     }
 
 

@@ -19,7 +19,7 @@ from supportdesk.db import Database, in_ids
 from supportdesk.db.connection import Connection
 from supportdesk.db.search import SearchEntry
 from supportdesk.db.tables import contacts, issues, messages, workspaces
-from supportdesk.domain import idempotency
+from supportdesk.domain import attachments, idempotency
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts import Contact, Requester
@@ -65,6 +65,8 @@ class NewIssue:
     requester_name: str | None = None
     priority: str | None = None
     idempotency_key: str | None = None
+    # Uploads the first message takes (domain/attachments).
+    attachment_ids: Sequence[str] = ()
 
 
 def normalised_priority(check: Validator, value: str | None) -> str | None:
@@ -160,6 +162,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
     key = check.text(
         "idempotencyKey", new.idempotency_key, idempotency.MAX_KEY_LENGTH, required=False
     )
+    attachment_ids = attachments.checked_ids(check, new.attachment_ids)
     check.check()
     assert subject is not None
     assert email is not None
@@ -175,6 +178,8 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
                     "email": email.lower(),
                     "name": name,
                     "priority": priority,
+                    # Only when given: keys of calls without files keep their fingerprints.
+                    **({"attachments": attachment_ids} if attachment_ids else {}),
                 }
             )
             earlier = await idempotency.claim(
@@ -219,6 +224,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             moment,
         )
         await connection.write(_INSERT_MESSAGE, _message_row(message))
+        files = await attachments.attach(connection, workspace_id, message.id, attachment_ids)
         issue = Issue(
             issue_id,
             workspace_id,
@@ -241,7 +247,7 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
                     "issue.created",
                     {
                         "issue": snapshots.issue(issue, _requester_snapshot(requester)),
-                        "message": snapshots.message(message),
+                        "message": snapshots.message(message, files),
                     },
                 ),
             ],
@@ -399,25 +405,48 @@ async def reply_to_issue(
     issue_id: str,
     body: str | None,
     status: str | None = None,
+    attachment_ids: Sequence[str] = (),
 ) -> tuple[Issue, Message]:
-    """Add a public message from `actor` (its label is the sender name) and optionally move
-    the status, in one transaction. Returns the issue and the new message."""
+    """Add a public message from `actor` (its label is the sender name), with the uploads
+    `attachment_ids`, and optionally move the status, in one transaction. Returns the
+    issue and the new message."""
     check = Validator()
     clean_body = _body(check, body)
     clean_status = normalised_status(check, status)
+    files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    return await _add_message(db, actor, workspace_id, issue_id, clean_body, PUBLIC, clean_status)
+    return await _add_message(
+        db, actor, workspace_id, issue_id, _Said(clean_body, PUBLIC, files), clean_status
+    )
 
 
 async def add_note(
-    db: Database, actor: Actor, workspace_id: str, issue_id: str, body: str | None
+    db: Database,
+    actor: Actor,
+    workspace_id: str,
+    issue_id: str,
+    body: str | None,
+    attachment_ids: Sequence[str] = (),
 ) -> tuple[Issue, Message]:
-    """Add an internal note from `actor`: a message the requester never sees. It changes
-    no status; like a reply, it moves `updatedAt` and records `message.created`."""
+    """Add an internal note from `actor`, with the uploads `attachment_ids`: a message the
+    requester never sees. It changes no status; like a reply, it moves `updatedAt` and
+    records `message.created`."""
     check = Validator()
     clean_body = _body(check, body)
+    files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    return await _add_message(db, actor, workspace_id, issue_id, clean_body, INTERNAL, None)
+    return await _add_message(
+        db, actor, workspace_id, issue_id, _Said(clean_body, INTERNAL, files), None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """A new message's text, who may see it and the uploads it takes."""
+
+    body: str
+    visibility: str
+    attachment_ids: Sequence[str]
 
 
 async def _add_message(
@@ -425,8 +454,7 @@ async def _add_message(
     actor: Actor,
     workspace_id: str,
     issue_id: str,
-    body: str,
-    visibility: str,
+    said: _Said,
     status: str | None,
 ) -> tuple[Issue, Message]:
     moment = now()
@@ -440,13 +468,14 @@ async def _add_message(
             workspace_id,
             issue.id,
             actor.label,
-            body,
+            said.body,
             actor.type,
             actor.id or "",
-            visibility,
+            said.visibility,
             moment,
         )
         await connection.rows(_INSERT_MESSAGE, _message_row(message))
+        files = await attachments.attach(connection, workspace_id, message.id, said.attachment_ids)
         # Notes are indexed too: every key that reads issues reads them.
         [saved] = await _SAVE_REPLY.run(
             connection,
@@ -457,14 +486,14 @@ async def _add_message(
                 "new_status": status or issue.status,
             },
             (workspace_id, issue.id),
-            body,
+            said.body,
         )
         changed = issue_of(saved)
         shown = await issue_snapshot(connection, changed)
         recorded = [
             (
                 "message.created",
-                {"issue": shown, "message": snapshots.message(message)},
+                {"issue": shown, "message": snapshots.message(message, files)},
             )
         ]
         if changed.status != issue.status:
