@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import httpx
 
-from tests.attachments.helpers import NOTE, PNG, REPLY, new_issue, put, rows, stored_keys, upload
-from tests.attachments.helpers import create_upload
+from tests.attachments.helpers import (
+    NOTE,
+    PNG,
+    REPLY,
+    create_upload,
+    new_issue,
+    put,
+    rows,
+    stored_keys,
+    upload,
+)
 from tests.conftest import WorkspaceFixture
 
 EVENTS = """
