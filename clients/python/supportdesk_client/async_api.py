@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from . import options
+from . import files, options
 from .connections import PAGE_SIZE, walk_async
 from .generated import (
     AccountFields,
@@ -18,9 +18,11 @@ from .generated import (
     ApiKeysApiKeysEdgesNode,
     ArticleFields,
     ArticleFilter,
+    AttachmentFields,
     AuditEventFields,
     ContactFields,
     ContactFilter,
+    CreateAttachmentUploadInput,
     CreateIssueInput,
     EventFields,
     EventFilter,
@@ -81,6 +83,52 @@ class AsyncClient:
         """The API version, the workspace, the key and its machine user."""
         info: dict[str, Any] = options.present(await self.graphql.api_info(), "apiInfo")
         return info
+
+    async def upload_attachment(
+        self,
+        path_or_bytes: files.Source,
+        file_name: str | None = None,
+        content_type: str | None = None,
+    ) -> AttachmentFields:
+        """Upload a file (a path, read as it is sent, or bytes) in the API's two steps:
+        `createAttachmentUpload`, then a PUT of the bytes to its URL. The answer's
+        `content_type` is the one the service sniffed; pass its `id` in `attachment_ids`
+        of a new issue, reply or note. `file_name` defaults to the path's name."""
+        upload = files.Upload.of(path_or_bytes, file_name)
+        request = CreateAttachmentUploadInput(
+            file_name=upload.file_name,
+            size_bytes=upload.size,
+            **options.given(content_type=content_type),
+        )
+        payload = options.present(
+            await self.graphql.create_attachment_upload(request), "createAttachmentUpload"
+        )
+        url = options.present(payload.upload_url, "uploadUrl")
+        headers = {"Content-Length": str(upload.size), "Content-Type": "application/octet-stream"}
+        answer = await self._http.put(url, content=upload.async_chunks(), headers=headers)
+        files.raise_for_answer(answer)
+        return files.attachment_of(answer.json())
+
+    async def download_attachment(
+        self, attachment_or_url: AttachmentFields | str, to: files.Target
+    ) -> int:
+        """Write an attachment's bytes into `to` (a path, or a file opened for binary
+        writing), a chunk at a time; returns how many were written. Raises NotFound for
+        an attachment the key's workspace does not have."""
+        target, close = files.opened(to)
+        written = 0
+        try:
+            async with self._http.stream("GET", files.download_url(attachment_or_url)) as answer:
+                if not answer.is_success:
+                    await answer.aread()
+                    files.raise_for_answer(answer)
+                async for chunk in answer.aiter_bytes(files.CHUNK_BYTES):
+                    target.write(chunk)
+                    written += len(chunk)
+        finally:
+            if close:
+                target.close()
+        return written
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -79,6 +79,12 @@ from .create_article import (
     CreateArticleCreateArticleArticle,
     CreateArticleCreateArticleError,
 )
+from .create_attachment_upload import (
+    CreateAttachmentUpload,
+    CreateAttachmentUploadCreateAttachmentUpload,
+    CreateAttachmentUploadCreateAttachmentUploadAttachment,
+    CreateAttachmentUploadCreateAttachmentUploadError,
+)
 from .create_contact import (
     CreateContact,
     CreateContactCreateContact,
@@ -139,6 +145,7 @@ from .fragments import (
     AccountFields,
     ApiKeyFields,
     ArticleFields,
+    AttachmentFields,
     AuditEventFields,
     ContactFields,
     EventFields,
@@ -169,6 +176,7 @@ from .input_types import (
     CreateAccountInput,
     CreateApiKeyInput,
     CreateArticleInput,
+    CreateAttachmentUploadInput,
     CreateContactInput,
     CreateIssueInput,
     CreateLabelInput,
@@ -416,6 +424,7 @@ __all__ = [
     "AssignIssueInput",
     "AsyncBaseClient",
     "AsyncGraphQLClient",
+    "AttachmentFields",
     "AuditEventFields",
     "AuditEvents",
     "AuditEventsAuditEvents",
@@ -449,6 +458,11 @@ __all__ = [
     "CreateArticleCreateArticleArticle",
     "CreateArticleCreateArticleError",
     "CreateArticleInput",
+    "CreateAttachmentUpload",
+    "CreateAttachmentUploadCreateAttachmentUpload",
+    "CreateAttachmentUploadCreateAttachmentUploadAttachment",
+    "CreateAttachmentUploadCreateAttachmentUploadError",
+    "CreateAttachmentUploadInput",
     "CreateContact",
     "CreateContactCreateContact",
     "CreateContactCreateContactContact",

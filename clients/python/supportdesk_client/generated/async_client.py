@@ -18,6 +18,10 @@ from .contacts import Contacts, ContactsContacts
 from .create_account import CreateAccount, CreateAccountCreateAccount
 from .create_api_key import CreateApiKey, CreateApiKeyCreateApiKey
 from .create_article import CreateArticle, CreateArticleCreateArticle
+from .create_attachment_upload import (
+    CreateAttachmentUpload,
+    CreateAttachmentUploadCreateAttachmentUpload,
+)
 from .create_contact import CreateContact, CreateContactCreateContact
 from .create_issue import CreateIssue, CreateIssueCreateIssue
 from .create_label import CreateLabel, CreateLabelCreateLabel
@@ -44,6 +48,7 @@ from .input_types import (
     CreateAccountInput,
     CreateApiKeyInput,
     CreateArticleInput,
+    CreateAttachmentUploadInput,
     CreateContactInput,
     CreateIssueInput,
     CreateLabelInput,
@@ -684,6 +689,50 @@ class AsyncGraphQLClient(AsyncBaseClient):
         )
         data = self.get_data(response)
         return UnpublishArticle.model_validate(data).unpublish_article
+
+    async def create_attachment_upload(
+        self, input: CreateAttachmentUploadInput, **kwargs: Any
+    ) -> Optional[CreateAttachmentUploadCreateAttachmentUpload]:
+        query = gql("""
+            mutation createAttachmentUpload($input: CreateAttachmentUploadInput!) {
+              createAttachmentUpload(input: $input) {
+                attachment {
+                  ...AttachmentFields
+                }
+                uploadUrl
+                expiresAt
+                error {
+                  ...MutationErrorFields
+                }
+              }
+            }
+
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
+            fragment MutationErrorFields on MutationError {
+              code
+              message
+              fields {
+                field
+                code
+              }
+            }
+            """)
+        variables: dict[str, object] = {"input": input}
+        response = await self.execute(
+            query=query,
+            operation_name="createAttachmentUpload",
+            variables=variables,
+            **kwargs,
+        )
+        data = self.get_data(response)
+        return CreateAttachmentUpload.model_validate(data).create_attachment_upload
 
     async def audit_events(
         self,

@@ -37,6 +37,14 @@ class ArticleFields(BaseModel):
     published_at: Optional[datetime]
 
 
+class AttachmentFields(BaseModel):
+    id: str
+    file_name: str
+    size_bytes: int
+    content_type: str
+    download_url: str
+
+
 class AuditEventFields(BaseModel):
     id: str
     action: str
@@ -198,6 +206,7 @@ class WebhookEndpointFields(BaseModel):
 AccountFields.model_rebuild()
 ApiKeyFields.model_rebuild()
 ArticleFields.model_rebuild()
+AttachmentFields.model_rebuild()
 AuditEventFields.model_rebuild()
 ContactFields.model_rebuild()
 EventFields.model_rebuild()

@@ -25,6 +25,8 @@ class AddNoteInput(BaseModel):
     issue_id: str
     body: Optional[str] = None
     "Required."
+    attachment_ids: Optional[list[str]] = None
+    "Up to 25 uploads (createAttachmentUpload, then a PUT of the bytes) this message takes, in the same transaction. An id that is no upload of the workspace (UNKNOWN), has no bytes yet (NOT_UPLOADED) or belongs to a message (ALREADY_ATTACHED) fails the call: VALIDATION_FAILED, field `attachmentIds`."
 
 
 class ArticleFilter(BaseModel):
@@ -76,6 +78,17 @@ class CreateArticleInput(BaseModel):
     "`draft` (default) or `published`; any case."
 
 
+class CreateAttachmentUploadInput(BaseModel):
+    """The file to come; its bytes follow in a PUT to `uploadUrl`."""
+
+    file_name: Optional[str] = None
+    "Required, up to 255 characters; a folder before it is dropped."
+    size_bytes: Optional[int] = None
+    "Required: exactly how many bytes the PUT sends, at most the server's limit (25 MB by default; larger: `sizeBytes` TOO_LARGE)."
+    content_type: Optional[str] = None
+    "What the client believes; the type kept is sniffed."
+
+
 class CreateContactInput(BaseModel):
     """Every field is checked by the service; failures come back in `error`."""
 
@@ -102,6 +115,8 @@ class CreateIssueInput(BaseModel):
     "`low`, `normal` (default), `high` or `urgent`; any case."
     idempotency_key: Optional[str] = None
     "Optional, up to 255 characters. A retry with the same key and input within 24 hours answers the issue the first call created; another input answers IDEMPOTENCY_KEY_MISMATCH."
+    attachment_ids: Optional[list[str]] = None
+    "Up to 25 uploads (createAttachmentUpload, then a PUT of the bytes) this message takes, in the same transaction. An id that is no upload of the workspace (UNKNOWN), has no bytes yet (NOT_UPLOADED) or belongs to a message (ALREADY_ATTACHED) fails the call: VALIDATION_FAILED, field `attachmentIds`."
 
 
 class CreateLabelInput(BaseModel):
@@ -207,6 +222,8 @@ class ReplyToIssueInput(BaseModel):
     "Required."
     status: Optional[str] = None
     "Optionally move the issue, in the same transaction."
+    attachment_ids: Optional[list[str]] = None
+    "Up to 25 uploads (createAttachmentUpload, then a PUT of the bytes) this message takes, in the same transaction. An id that is no upload of the workspace (UNKNOWN), has no bytes yet (NOT_UPLOADED) or belongs to a message (ALREADY_ATTACHED) fails the call: VALIDATION_FAILED, field `attachmentIds`."
 
 
 class RotateWebhookSecretInput(BaseModel):
