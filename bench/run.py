@@ -483,8 +483,15 @@ def run(options: Options) -> dict[str, Any]:
         "workers": options.workers,
         "webhook_rates": list(options.webhook_rates),
     }
+    files = None
+    if options.wants("attachments"):
+        from bench.attachments import measure as measure_attachments
+
+        files = measure_attachments()
     result = report.build(
         measurements, machine(load_at_start), settings, time.monotonic() - started, webhooks=hooks
     )
+    if files is not None:
+        result["attachments"] = files
     report.publish(result, options.output)
     return result
