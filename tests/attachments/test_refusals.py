@@ -136,6 +136,19 @@ def test_uploading_needs_a_scope_that_writes_messages(desk: WorkspaceFixture) ->
     assert put(made["uploadUrl"], replier, b"a").status_code == 201
 
 
+def test_only_the_key_that_asked_for_the_upload_sends_its_bytes(desk: WorkspaceFixture) -> None:
+    first = desk.create_key(["issues:write"])
+    second = desk.create_key(["issues:write"])
+    made = create_upload(desk, "mine.txt", 1, key=first)
+
+    refused = put(made["uploadUrl"], second, b"a")
+
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "FORBIDDEN"
+    nothing_kept(desk)
+    assert put(made["uploadUrl"], first, b"a").status_code == 201
+
+
 def reply(desk: WorkspaceFixture, issue_id: str, ids: list[str]) -> dict:
     variables = {"input": {"issueId": issue_id, "body": "Files.", "attachmentIds": ids}}
     return desk.client().ok(REPLY, variables)["replyToIssue"]

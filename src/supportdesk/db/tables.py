@@ -268,6 +268,7 @@ attachments = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("uploaded_at", UTCDateTime, nullable=True),
     Column("expires_at", UTCDateTime, nullable=False),
+    Column("uploader_key_id", ID, nullable=True),
     PrimaryKeyConstraint("workspace_id", "id"),
     ForeignKeyConstraint(["workspace_id", "message_id"], ["messages.workspace_id", "messages.id"]),
     Index("ix_attachments_message", "workspace_id", "message_id"),

@@ -22,6 +22,8 @@ class ErrorCode(StrEnum):
     SIZE_MISMATCH = "SIZE_MISMATCH"
     UPLOAD_EXPIRED = "UPLOAD_EXPIRED"
     ALREADY_UPLOADED = "ALREADY_UPLOADED"
+    # Bytes sent with a key other than the one that asked for the upload.
+    FORBIDDEN = "FORBIDDEN"
 
 
 class FieldCode(StrEnum):

@@ -88,6 +88,7 @@ class AttachmentMutations:
             made = await attachments.create_upload(
                 context.db,
                 context.workspace_id,
+                context.principal.key_id,
                 now(),
                 file_name=input.file_name,
                 size_bytes=input.size_bytes,

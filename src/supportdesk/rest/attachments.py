@@ -38,6 +38,7 @@ async def upload(request: Request, principal: Principal) -> Response:
         state.db,
         state.storage,
         principal.workspace_id,
+        principal.key_id,
         request.path_params["id"],
         request.stream(),
         now(),

@@ -78,6 +78,7 @@ _STATUS_OF_CODE = {
     ErrorCode.SIZE_MISMATCH: 400,
     ErrorCode.UPLOAD_EXPIRED: 410,
     ErrorCode.ALREADY_UPLOADED: 409,
+    ErrorCode.FORBIDDEN: 403,
 }
 
 

@@ -4,6 +4,7 @@ message, none."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlalchemy import select, update
 
@@ -78,16 +79,4 @@ async def _locked(
 
 
 def _with_message(attachment: Attachment, message_id: str) -> Attachment:
-    return Attachment(
-        attachment.id,
-        attachment.workspace_id,
-        message_id,
-        attachment.file_name,
-        attachment.size_bytes,
-        attachment.content_type,
-        attachment.sha256,
-        attachment.storage_key,
-        attachment.created_at,
-        attachment.uploaded_at,
-        attachment.expires_at,
-    )
+    return replace(attachment, message_id=message_id)

@@ -31,6 +31,8 @@ class Attachment:
     created_at: datetime
     uploaded_at: datetime | None
     expires_at: datetime
+    # The key that asked for the upload: the only one that may send its bytes.
+    uploader_key_id: str | None
 
     @property
     def uploaded(self) -> bool:

@@ -66,6 +66,7 @@ def _declared_type(check: Validator, value: str | None) -> None:
 async def create_upload(
     db: Database,
     workspace_id: str,
+    uploader_key_id: str,
     at: datetime,
     *,
     file_name: str | None,
@@ -93,6 +94,7 @@ async def create_upload(
         at,
         None,
         at + UPLOAD_VALIDITY,
+        uploader_key_id,
     )
     async with db.transaction() as connection:
         await connection.execute(insert(attachments).values(**_row(attachment)))
@@ -147,9 +149,14 @@ def size_mismatch(expected: int, received: str) -> DomainError:
     )
 
 
-def _receivable(found: Attachment | None, at: datetime) -> Attachment:
+def _receivable(found: Attachment | None, key_id: str, at: datetime) -> Attachment:
     if found is None:
         raise not_found("Attachment")
+    if found.uploader_key_id != key_id:
+        raise DomainError(
+            ErrorCode.FORBIDDEN,
+            "Send an upload's bytes with the key that called createAttachmentUpload.",
+        )
     if found.uploaded:
         raise DomainError(
             ErrorCode.ALREADY_UPLOADED, "This attachment's bytes were uploaded already."
@@ -166,6 +173,7 @@ async def receive_upload(
     db: Database,
     storage: ObjectStorage,
     workspace_id: str,
+    key_id: str,
     attachment_id: str,
     chunks: AsyncIterable[bytes],
     at: datetime,
@@ -173,7 +181,8 @@ async def receive_upload(
     """Stream the bytes to the store under a draft key, then, if they are exactly the
     declared size, keep them under their hash (once per workspace) and record them.
     Any failure leaves no object and the attachment waiting as before."""
-    waiting = _receivable(await find_attachment(db, workspace_id, attachment_id), at)
+    found = await find_attachment(db, workspace_id, attachment_id)
+    waiting = _receivable(found, key_id, at)
     # A key of this request's own: two PUTs at once never write one object.
     draft = f"{draft_key(workspace_id, attachment_id)}.{secrets.token_hex(8)}"
     counted = _Counted(chunks, waiting.size_bytes)

@@ -34,6 +34,7 @@ def upgrade() -> None:
         _moment("created_at"),
         _moment("uploaded_at", nullable=True),
         _moment("expires_at"),
+        sa.Column("uploader_key_id", ID, nullable=True),
         sa.ForeignKeyConstraint(
             ["workspace_id"], ["workspaces.id"], name=op.f("fk_attachments_workspace_id_workspaces")
         ),
