@@ -167,8 +167,7 @@ class Dispatcher:
         if room <= 0:
             return False  # a finishing attempt wakes the loop
         moment = now()
-        if not await queue.any_due(self._db, moment):
-            return False
+        # The offers' read is the look at the queue: an idle queue costs that one read.
         offered = await queue.candidates(
             self._db,
             moment,
@@ -177,6 +176,8 @@ class Dispatcher:
             self._shares.full_endpoints(),
             self._shares.full_workspaces(),
         )
+        if not offered:
+            return False
         picked = self._shares.pick(offered)
         batch = await queue.take(self._db, moment, picked, self._lease)
         await self._load_box()

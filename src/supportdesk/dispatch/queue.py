@@ -25,15 +25,33 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, literal_column, or_, select, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    bindparam,
+    func,
+    literal_column,
+    not_,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 
-from supportdesk.db import Database
-from supportdesk.db.connection import Connection
+from supportdesk.db import Connection, Database, Read, in_ids
 from supportdesk.db.tables import events, webhook_deliveries, webhook_endpoints
 from supportdesk.domain.events import Event
 from supportdesk.domain.events.log import EVENT_COLUMNS
 
 LEASE = timedelta(seconds=60)
+
+
+def _both(first: ColumnElement[bool], second: ColumnElement[bool]) -> ColumnElement[bool]:
+    """Two conditions on a list of ids each, ANDed as an operator: SQLite then sees the two
+    IN conditions bare and looks the rows up by key (a condition standing alone in a WHERE
+    is compared with 1 there, which hides it from the planner: a scan of the table)."""
+    return first.bool_op("AND")(second)
+
 
 # The due-condition comes first in each WHERE: the tenancy guard recognises the queue by it.
 # 'pending' is written into the statement, not bound: only then may either planner use the
@@ -43,9 +61,6 @@ _IS_DUE = and_(
     webhook_deliveries.c.next_attempt_at <= bindparam("at"),
     webhook_deliveries.c.status == literal_column("'pending'"),
 )
-# A read first: an idle queue costs one indexed read per poll, not a write transaction
-# (on SQLite that would take the single writer four times a second per process).
-_ANY_DUE = select(exists().where(_IS_DUE))
 # Each due delivery's place in its endpoint's line (1: the oldest due), for the endpoints and
 # workspaces that are not left out; the lines' first places first. The window runs over
 # the due deliveries only (the partial index), less those left out.
@@ -64,12 +79,12 @@ _PLACED = (
     )
     .where(
         _IS_DUE,
-        webhook_deliveries.c.endpoint_id.not_in(bindparam("full_endpoints", expanding=True)),
-        webhook_deliveries.c.workspace_id.not_in(bindparam("full_workspaces", expanding=True)),
+        not_(in_ids(webhook_deliveries.c.endpoint_id, "full_endpoints")),
+        not_(in_ids(webhook_deliveries.c.workspace_id, "full_workspaces")),
     )
     .subquery("placed")
 )
-_CANDIDATES = (
+_CANDIDATES_READ = (
     select(_PLACED.c.workspace_id, _PLACED.c.id, _PLACED.c.endpoint_id)
     .where(_PLACED.c.place <= bindparam("per_endpoint"))
     .order_by(_PLACED.c.place, _PLACED.c.next_attempt_at)
@@ -80,8 +95,10 @@ _STILL_DUE = (
     .where(
         _IS_DUE,
         # The picked deliveries' workspaces, then the deliveries: ids are unique.
-        webhook_deliveries.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
-        webhook_deliveries.c.id.in_(bindparam("ids", expanding=True)),
+        _both(
+            in_ids(webhook_deliveries.c.workspace_id, "workspaces"),
+            in_ids(webhook_deliveries.c.id, "ids"),
+        ),
     )
     .with_for_update(skip_locked=True)  # PostgreSQL only; SQLite renders nothing
     .correlate(None)  # its own scan of the table, not the UPDATE's row
@@ -155,8 +172,10 @@ _LOAD = (
     )
     # The batch's workspaces, then its deliveries: ids are unique, so no pair is mixed up.
     .where(
-        webhook_deliveries.c.workspace_id.in_(bindparam("workspaces", expanding=True)),
-        webhook_deliveries.c.id.in_(bindparam("ids", expanding=True)),
+        _both(
+            in_ids(webhook_deliveries.c.workspace_id, "workspaces"),
+            in_ids(webhook_deliveries.c.id, "ids"),
+        )
     )
 )
 
@@ -207,12 +226,6 @@ async def oldest_pending(db: Database, at: datetime) -> tuple[float, float]:
     )
 
 
-async def any_due(db: Database, at: datetime) -> bool:
-    """Whether some delivery of any workspace is due at `at` (a read, no lock)."""
-    async with db.read() as connection:
-        return bool(await connection.scalar(_ANY_DUE, {"at": at}))
-
-
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A due delivery a dispatcher could take."""
@@ -220,6 +233,9 @@ class Candidate:
     workspace_id: str
     delivery_id: str
     endpoint_id: str
+
+
+_CANDIDATES = Read(_CANDIDATES_READ, lambda row: Candidate(*row))
 
 
 async def candidates(
@@ -233,16 +249,14 @@ async def candidates(
     """Up to `how_many` deliveries due at `at`, at most `per_endpoint` of each endpoint:
     every endpoint's oldest first, then every endpoint's second... Endpoints and workspaces
     that are full are left out. A read: nothing is taken yet."""
-    parameters = {
-        "at": at,
-        "how_many": how_many,
-        "per_endpoint": per_endpoint,
-        "full_endpoints": list(full_endpoints),
-        "full_workspaces": list(full_workspaces),
-    }
-    async with db.read() as connection:
-        rows = (await connection.execute(_CANDIDATES, parameters)).all()
-    return [Candidate(*row) for row in rows]
+    return await db.fetch(
+        _CANDIDATES,
+        at=at,
+        how_many=how_many,
+        per_endpoint=per_endpoint,
+        full_endpoints=full_endpoints,
+        full_workspaces=full_workspaces,
+    )
 
 
 async def take(
@@ -260,7 +274,7 @@ async def take(
         "ids": [one.delivery_id for one in picked],
     }
     async with db.transaction() as connection:
-        keys = (await connection.execute(_CLAIM, parameters)).all()
+        keys = await connection.rows(_CLAIM, parameters)
         if not keys:
             return []
         return await _load(connection, {key[1]: (key[0], lease_end) for key in keys})
@@ -325,7 +339,7 @@ async def _load(connection: Connection, leases: dict[str, tuple[str, datetime]])
         "workspaces": sorted({workspace_id for workspace_id, _ in leases.values()}),
         "ids": list(leases),
     }
-    rows = (await connection.execute(_LOAD, parameters)).all()
+    rows = await connection.rows(_LOAD, parameters)
     return [_due(row, leases[row[1]][1]) for row in rows]
 
 
