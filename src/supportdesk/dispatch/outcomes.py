@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, literal, or_, update
+from sqlalchemy import Integer, String, bindparam, func, literal, null, or_, update
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import webhook_deliveries, webhook_endpoints
+from supportdesk.db.types import UTCDateTime
 from supportdesk.dispatch.client import Reply
 from supportdesk.dispatch.queue import Due
 from supportdesk.dispatch.schedule import next_wait
@@ -81,6 +83,56 @@ _FINISH = (
 )
 
 
+# PostgreSQL: the same for a whole batch in one statement, each delivery's values read from
+# arrays side by side (one array per `_FINISH` parameter, in `_FINISH_FIELDS`' order): one
+# execution instead of one per delivery.
+_FINISH_FIELDS = (
+    ("at_workspace", String),
+    ("at_delivery", String),
+    ("held_until", UTCDateTime),
+    ("new_status", String),
+    ("new_attempts", Integer),
+    ("new_next_attempt_at", UTCDateTime),
+    ("new_last_attempt_at", UTCDateTime),
+    ("new_response_status", Integer),
+    ("new_error", String),
+    ("new_duration_ms", Integer),
+)
+_OUTCOME = (
+    func.unnest(*(bindparam(name, type_=ARRAY(kind())) for name, kind in _FINISH_FIELDS))
+    .table_valued(*(name for name, _ in _FINISH_FIELDS))
+    .render_derived("outcome")
+)
+_FINISH_ALL = (
+    update(webhook_deliveries)
+    .where(
+        webhook_deliveries.c.workspace_id == _OUTCOME.c.at_workspace,
+        webhook_deliveries.c.id == _OUTCOME.c.at_delivery,
+        webhook_deliveries.c.lease_until == _OUTCOME.c.held_until,
+    )
+    .values(
+        lease_until=null(),
+        status=_OUTCOME.c.new_status,
+        attempts=_OUTCOME.c.new_attempts,
+        next_attempt_at=_OUTCOME.c.new_next_attempt_at,
+        last_attempt_at=_OUTCOME.c.new_last_attempt_at,
+        last_response_status=_OUTCOME.c.new_response_status,
+        last_error=_OUTCOME.c.new_error,
+        duration_ms=_OUTCOME.c.new_duration_ms,
+    )
+)
+
+
+async def _finish_all(connection: Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """`_FINISH` for each of `rows`: in one statement on PostgreSQL, one call on SQLite."""
+    if connection.dialect.name != "postgresql":
+        await connection.run_many(_FINISH, rows)
+        return
+    await connection.rows(
+        _FINISH_ALL, {name: [row[name] for row in rows] for name, _ in _FINISH_FIELDS}
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Finished:
     """An attempt and what it came to: the delivery's new `status` and the values of its
@@ -128,8 +180,8 @@ async def write_outcomes(
 ) -> None:
     """Write decided outcomes in one transaction.
 
-    Successes, nearly all of a busy dispatcher's work, take one executemany for the batch
-    and one statement per endpoint, left out for an endpoint whose success `written` says
+    Successes, nearly all of a busy dispatcher's work, take one statement for the batch
+    and one per endpoint, left out for an endpoint whose success `written` says
     was written less than SUCCESS_PRECISION ago. A failure is written alone, so its
     endpoint's health follows only when this dispatcher still held the lease."""
     succeeded = [one.values for one in batch if one.attempt.reply.succeeded]
@@ -151,7 +203,7 @@ async def write_outcomes(
             failures.setdefault((due.workspace_id, due.endpoint_id), []).append(one)
     async with db.transaction() as connection:
         if succeeded:
-            await connection.run_many(_FINISH, succeeded)
+            await _finish_all(connection, succeeded)
         # Endpoint rows in one order, whichever dispatcher writes: two batches that both
         # touch two endpoints never wait on each other crosswise (a deadlock).
         for key in sorted(healthy.keys() | failures.keys()):
