@@ -179,6 +179,39 @@ _LOAD = (
     )
 )
 
+# PostgreSQL: the claim and the load as one statement, the claim's RETURNING joined with the
+# endpoints and events (SQLite's UPDATE may not stand in a WITH).
+_CLAIMED = _CLAIM.returning(
+    webhook_deliveries.c.endpoint_id,
+    webhook_deliveries.c.event_id,
+    webhook_deliveries.c.attempts,
+    webhook_deliveries.c.payload,
+).cte("claimed")
+_CLAIM_AND_LOAD = select(
+    _CLAIMED.c.workspace_id,
+    _CLAIMED.c.id,
+    _CLAIMED.c.endpoint_id,
+    _CLAIMED.c.event_id,
+    _CLAIMED.c.attempts,
+    _CLAIMED.c.payload,
+    *_TARGET,
+    *EVENT_COLUMNS,
+).select_from(
+    _CLAIMED.join(
+        webhook_endpoints,
+        and_(
+            webhook_endpoints.c.workspace_id == _CLAIMED.c.workspace_id,
+            webhook_endpoints.c.id == _CLAIMED.c.endpoint_id,
+        ),
+    ).outerjoin(
+        events,
+        and_(
+            events.c.workspace_id == _CLAIMED.c.workspace_id,
+            events.c.id == _CLAIMED.c.event_id,
+        ),
+    )
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Due:
@@ -263,7 +296,8 @@ async def take(
     db: Database, at: datetime, picked: Sequence[Candidate], lease: timedelta = LEASE
 ) -> list[Due]:
     """Lease those of `picked` still due at `at` (another dispatcher may have taken some)
-    and load them: two statements in one short transaction, whatever the batch's size."""
+    and load them, whatever the batch's size: one statement on PostgreSQL, two in one short
+    transaction on SQLite."""
     if not picked:
         return []
     lease_end = at + lease
@@ -274,6 +308,9 @@ async def take(
         "ids": [one.delivery_id for one in picked],
     }
     async with db.transaction() as connection:
+        if connection.dialect.name == "postgresql":
+            rows = await connection.rows(_CLAIM_AND_LOAD, parameters)
+            return [_due(row, lease_end) for row in rows]
         keys = await connection.rows(_CLAIM, parameters)
         if not keys:
             return []
