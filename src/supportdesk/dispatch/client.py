@@ -43,6 +43,8 @@ from supportdesk.domain.webhooks.address_policy import (
 MAX_ANSWER_BYTES = 64 * 1024
 # An idle connection is kept this long; a receiver that closes sooner is seen closing.
 KEEPALIVE_SECONDS = 15.0
+# URLs whose shape (and IP literal) passed the policy, kept with what aiohttp is given.
+CHECKED_URLS_KEPT = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ class Client:
         self._allow_private = allow_private
         self._tls = tls or ssl.create_default_context(cafile=certifi.where())
         self._session: aiohttp.ClientSession | None = None
+        self._checked: dict[str, URL] = {}
 
     def _opened(self) -> aiohttp.ClientSession:
         # Made on first use, on the loop that sends: aiohttp binds a session to its loop.
@@ -131,14 +134,9 @@ class Client:
     async def _post(
         self, url: str, headers: Mapping[str, str], body: bytes
     ) -> tuple[int, str | None]:
-        check_url_shape(url, self._allow_private)
-        # An ASCII URL is sent as saved (yarl would rewrite its query's %-escapes); another
-        # is encoded by yarl (IDNA host, UTF-8 path). The host is judged as yarl reads it:
-        # digits of other scripts (１２７.０.０.１) become ASCII ones.
-        target = URL(url, encoded=url.isascii())
-        literal = ip_literal(target.raw_host or "")
-        if literal is not None:
-            check_address(literal, self._allow_private)
+        target = self._checked.get(url)
+        if target is None:
+            target = self._check(url)
         session = self._opened()
         async with session.post(
             target, data=body, headers=headers, allow_redirects=False
@@ -155,6 +153,24 @@ class Client:
             else:
                 answer.close()  # a 101 and its like: nothing more is read from it
             return answer.status, answer.headers.get("Retry-After")
+
+    def _check(self, url: str) -> URL:
+        """The URL as aiohttp is given it, once its shape (and its host, when an IP literal,
+        which aiohttp connects to without the resolver) passed the policy. The verdict
+        depends on the URL alone, so it is kept; a name is still resolved and checked at
+        every new connection."""
+        check_url_shape(url, self._allow_private)
+        # An ASCII URL is sent as saved (yarl would rewrite its query's %-escapes); another
+        # is encoded by yarl (IDNA host, UTF-8 path). The host is judged as yarl reads it:
+        # digits of other scripts (１２７.０.０.１) become ASCII ones.
+        target = URL(url, encoded=url.isascii())
+        literal = ip_literal(target.raw_host or "")
+        if literal is not None:
+            check_address(literal, self._allow_private)
+        if len(self._checked) >= CHECKED_URLS_KEPT:
+            self._checked.clear()
+        self._checked[url] = target
+        return target
 
     def _explain(self, error: BaseException) -> str:
         if isinstance(error, Unresolvable):
