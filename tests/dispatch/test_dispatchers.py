@@ -214,6 +214,52 @@ def test_outcomes_are_decided_at_once_and_written_together_once_gathered(
     assert endpoint(api, endpoint_id)["disabledReason"] == "gone"
 
 
+def test_outcomes_waiting_go_with_the_next_claim_or_back_to_their_own_write(
+    quiet: RunningServer, receiver: Receiver
+) -> None:
+    _, _, taken = _three_taken(quiet, receiver)
+    workspace_id = taken[0].workspace_id
+    ids = [due.delivery_id for due in taken]
+
+    async def claim_with_the_outcomes() -> tuple[list[str], list[str], list[str]]:
+        recorder = OutcomeRecorder(quiet.db, (60.0,), gather_seconds=60)
+        recorder.record(outcomes.Attempt(taken[0], Reply(204, None, 3), now()))
+        # A claim that picks nothing writes nothing: the outcome waits for its own write.
+        async with recorder.along() as first:
+            assert first is not None
+            await queue.take(quiet.db, now(), [], first=first)
+        untouched = await _statuses(quiet.db, workspace_id, ids)
+        # A claim that writes: the outcome is committed with it, long before its gathering
+        # time is up; and one whose transaction fails gives the outcome back.
+        async with recorder.along() as first:
+            assert first is not None
+            async with quiet.db.transaction() as connection:
+                await first(connection)
+        with_claim = await _statuses(quiet.db, workspace_id, ids)
+        recorder.record(outcomes.Attempt(taken[1], Reply(204, None, 3), now()))
+        try:
+            async with recorder.along() as first, quiet.db.transaction() as connection:
+                assert first is not None
+                await first(connection)
+                raise RuntimeError("the claim failed")
+        except RuntimeError:
+            pass
+        rolled_back = await _statuses(quiet.db, workspace_id, ids)
+        await recorder.drain()
+        return untouched, with_claim, rolled_back
+
+    untouched, with_claim, rolled_back = quiet.call(claim_with_the_outcomes())
+
+    assert untouched == ["pending"] * 3
+    assert with_claim == ["succeeded", "pending", "pending"]
+    assert rolled_back == ["succeeded", "pending", "pending"]
+    assert quiet.call(_statuses(quiet.db, workspace_id, ids)) == [
+        "succeeded",
+        "succeeded",
+        "pending",
+    ]
+
+
 async def _lease_ran_out(db: Database, workspace_id: str, delivery_id: str) -> None:
     """As if the lease's 60 s had passed."""
     async with db.transaction() as connection:

@@ -179,7 +179,8 @@ class Dispatcher:
         if not offered:
             return False
         picked = self._shares.pick(offered)
-        batch = await queue.take(self._db, moment, picked, self._lease)
+        async with self._recorder.along() as outcomes_first:
+            batch = await queue.take(self._db, moment, picked, self._lease, outcomes_first)
         await self._load_box()
         start_by = time.monotonic() + self._start_within()
         for due in batch:

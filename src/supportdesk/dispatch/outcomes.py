@@ -178,7 +178,17 @@ HEALTHY_KEPT = 4096
 async def write_outcomes(
     db: Database, batch: Sequence[Finished], written: HealthyWritten | None = None
 ) -> None:
-    """Write decided outcomes in one transaction.
+    """Write decided outcomes in one transaction (`write_outcomes_in`)."""
+    async with db.transaction() as connection:
+        healthy = await write_outcomes_in(connection, batch, written)
+    note_written(written, healthy)
+
+
+async def write_outcomes_in(
+    connection: Connection, batch: Sequence[Finished], written: HealthyWritten | None = None
+) -> HealthyWritten:
+    """Write decided outcomes in the transaction of `connection`; what it marked healthy,
+    for `note_written` once committed.
 
     Successes, nearly all of a busy dispatcher's work, take one statement for the batch
     and one per endpoint, left out for an endpoint whose success `written` says
@@ -201,16 +211,20 @@ async def write_outcomes(
         if not one.attempt.reply.succeeded:
             due = one.attempt.due
             failures.setdefault((due.workspace_id, due.endpoint_id), []).append(one)
-    async with db.transaction() as connection:
-        if succeeded:
-            await _finish_all(connection, succeeded)
-        # Endpoint rows in one order, whichever dispatcher writes: two batches that both
-        # touch two endpoints never wait on each other crosswise (a deadlock).
-        for key in sorted(healthy.keys() | failures.keys()):
-            if key in healthy:
-                await _healthy(connection, *key, healthy[key])
-            for one in failures.get(key, ()):
-                await _failed(connection, one.attempt, one.values, one.at)
+    if succeeded:
+        await _finish_all(connection, succeeded)
+    # Endpoint rows in one order, whichever dispatcher writes: two batches that both
+    # touch two endpoints never wait on each other crosswise (a deadlock).
+    for key in sorted(healthy.keys() | failures.keys()):
+        if key in healthy:
+            await _healthy(connection, *key, healthy[key])
+        for one in failures.get(key, ()):
+            await _failed(connection, one.attempt, one.values, one.at)
+    return healthy
+
+
+def note_written(written: HealthyWritten | None, healthy: HealthyWritten) -> None:
+    """Remember the successes a committed batch wrote on its endpoints."""
     if written is not None:
         if len(written) + len(healthy) > HEALTHY_KEPT:
             written.clear()

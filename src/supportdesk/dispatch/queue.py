@@ -20,7 +20,7 @@ the tenancy guard in the tests knows them by `WHERE webhook_deliveries.next_atte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -293,11 +293,16 @@ async def candidates(
 
 
 async def take(
-    db: Database, at: datetime, picked: Sequence[Candidate], lease: timedelta = LEASE
+    db: Database,
+    at: datetime,
+    picked: Sequence[Candidate],
+    lease: timedelta = LEASE,
+    first: Callable[[Connection], Awaitable[None]] | None = None,
 ) -> list[Due]:
     """Lease those of `picked` still due at `at` (another dispatcher may have taken some)
-    and load them, whatever the batch's size: one statement on PostgreSQL, two in one short
-    transaction on SQLite."""
+    and load them, whatever the batch's size: one statement on PostgreSQL, two on SQLite,
+    in one short transaction. `first` writes something else in that transaction before the
+    claim (the outcomes waiting); nothing is written when nothing is picked."""
     if not picked:
         return []
     lease_end = at + lease
@@ -308,6 +313,8 @@ async def take(
         "ids": [one.delivery_id for one in picked],
     }
     async with db.transaction() as connection:
+        if first is not None:
+            await first(connection)
         if connection.dialect.name == "postgresql":
             rows = await connection.rows(_CLAIM_AND_LOAD, parameters)
             return [_due(row, lease_end) for row in rows]
