@@ -19,14 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Boolean, ColumnElement, String, bindparam
+from sqlalchemy import ColumnElement, String, bindparam
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import BindParameter
 from sqlalchemy.sql.visitors import InternalTraversal
-from sqlalchemy.types import TypeDecorator, TypeEngine
+from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
 from supportdesk.db.direct import ReadStatement
 
@@ -52,7 +52,9 @@ class IdList(TypeDecorator[Sequence[str]]):
 
 class _InIds(ColumnElement[bool]):
     inherit_cache = True
-    type = Boolean()
+    # Not Boolean: SQLite would get `... = 1` for a Boolean standing alone in a WHERE,
+    # which hides the IN from its planner (a scan of the table instead of key lookups).
+    type = NullType()  # type: ignore[assignment]
     _traverse_internals = [
         ("column", InternalTraversal.dp_clauseelement),
         ("ids", InternalTraversal.dp_clauseelement),

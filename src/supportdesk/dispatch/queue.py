@@ -26,7 +26,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
-    ColumnElement,
     and_,
     bindparam,
     func,
@@ -44,13 +43,6 @@ from supportdesk.domain.events import Event
 from supportdesk.domain.events.log import EVENT_COLUMNS
 
 LEASE = timedelta(seconds=60)
-
-
-def _both(first: ColumnElement[bool], second: ColumnElement[bool]) -> ColumnElement[bool]:
-    """Two conditions on a list of ids each, ANDed as an operator: SQLite then sees the two
-    IN conditions bare and looks the rows up by key (a condition standing alone in a WHERE
-    is compared with 1 there, which hides it from the planner: a scan of the table)."""
-    return first.bool_op("AND")(second)
 
 
 # The due-condition comes first in each WHERE: the tenancy guard recognises the queue by it.
@@ -95,7 +87,7 @@ _STILL_DUE = (
     .where(
         _IS_DUE,
         # The picked deliveries' workspaces, then the deliveries: ids are unique.
-        _both(
+        and_(
             in_ids(webhook_deliveries.c.workspace_id, "workspaces"),
             in_ids(webhook_deliveries.c.id, "ids"),
         ),
@@ -172,7 +164,7 @@ _LOAD = (
     )
     # The batch's workspaces, then its deliveries: ids are unique, so no pair is mixed up.
     .where(
-        _both(
+        and_(
             in_ids(webhook_deliveries.c.workspace_id, "workspaces"),
             in_ids(webhook_deliveries.c.id, "ids"),
         )
