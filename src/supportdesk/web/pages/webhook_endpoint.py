@@ -16,8 +16,8 @@ from supportdesk.domain.webhooks.models import WebhookEndpoint
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.pages.webhooks import (
     DISABLED_REASONS,
-    find_endpoint,
     no_such_endpoint,
+    of_endpoint,
     webhook_setup,
 )
 from supportdesk.web.webhook_form import (
@@ -55,17 +55,13 @@ async def _detail(
     )
 
 
-async def endpoint_detail(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def endpoint_detail(page: Page, endpoint: WebhookEndpoint) -> Response:
     return await _detail(page, endpoint)
 
 
-async def set_enabled(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def set_enabled(page: Page, endpoint: WebhookEndpoint) -> Response:
     enabled = page.field("enabled") == "true"
     try:
         await endpoints.update_endpoint(
@@ -86,10 +82,8 @@ async def set_enabled(page: Page) -> Response:
     return redirect(_path(endpoint.id))
 
 
-async def send_test(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def send_test(page: Page, endpoint: WebhookEndpoint) -> Response:
     try:
         await deliveries.send_test(page.db, page.actor, page.workspace_id, endpoint.id)
     except DomainError as error:
@@ -98,10 +92,8 @@ async def send_test(page: Page) -> Response:
     return redirect(_path(endpoint.id))
 
 
-async def redeliver(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def redeliver(page: Page, endpoint: WebhookEndpoint) -> Response:
     event_id = page.field("event_id")
     try:
         await deliveries.redeliver(page.db, page.workspace_id, endpoint.id, event_id)
@@ -116,10 +108,8 @@ def _sequence(text: str) -> int | None:
     return int(text) if text.strip().isdigit() and len(text.strip()) < 19 else None
 
 
-async def replay(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def replay(page: Page, endpoint: WebhookEndpoint) -> Response:
     first, last = _sequence(page.field("from_sequence")), _sequence(page.field("to_sequence"))
     if first is None or last is None:
         message = "Give the first and the last sequence number of the events to send again."
@@ -135,10 +125,8 @@ async def replay(page: Page) -> Response:
     return redirect(_path(endpoint.id))
 
 
-async def rotate_secret(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def rotate_secret(page: Page, endpoint: WebhookEndpoint) -> Response:
     keep = page.field("keep_previous")
     if keep not in KEEP_PREVIOUS_CHOICES:
         message = "Choose how long the previous secret stays valid."
@@ -168,10 +156,8 @@ async def rotate_secret(page: Page) -> Response:
     )
 
 
-async def delete_form(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def delete_form(page: Page, endpoint: WebhookEndpoint) -> Response:
     return page.render("webhook_delete.html", section="webhooks", endpoint=endpoint)
 
 

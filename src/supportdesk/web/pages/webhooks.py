@@ -3,6 +3,8 @@ editing one. What is done to one endpoint is in `webhook_endpoint`."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from starlette.responses import Response
 
 from supportdesk.domain.errors import DomainError
@@ -11,8 +13,10 @@ from supportdesk.domain.submissions import claim_submission, new_submission_toke
 from supportdesk.domain.webhooks import endpoints, queries
 from supportdesk.domain.webhooks.models import MAX_ENDPOINTS, WebhookEndpoint
 from supportdesk.domain.webhooks.setup import WebhookSetup
-from supportdesk.web.endpoint import Page, redirect
+from supportdesk.web.endpoint import Handler, Page, redirect
 from supportdesk.web.webhook_form import EndpointForm, event_groups, status_of
+
+EndpointHandler = Callable[[Page, WebhookEndpoint], Awaitable[Response]]
 
 DISABLED_REASONS = {
     "manual": "Disabled by an org admin",
@@ -28,16 +32,23 @@ def webhook_setup(page: Page) -> WebhookSetup:
     return WebhookSetup(page.web.server_key, policy)
 
 
-async def find_endpoint(page: Page) -> WebhookEndpoint | None:
-    endpoint_id = str(page.request.path_params["endpoint_id"])
-    found = await queries.get_endpoints(page.db, page.workspace_id, [endpoint_id])
-    return found.get(endpoint_id)
-
-
 def no_such_endpoint(page: Page) -> Response:
     return page.problem(
         404, "Webhook endpoint not found", "There is no such webhook endpoint in this workspace."
     )
+
+
+def of_endpoint(handler: EndpointHandler) -> Handler:
+    """A page of the workspace's endpoint named in the path; 404 when there is none such."""
+
+    async def handle(page: Page) -> Response:
+        endpoint_id = str(page.request.path_params["endpoint_id"])
+        found = await queries.get_endpoints(page.db, page.workspace_id, [endpoint_id])
+        if endpoint_id not in found:
+            return no_such_endpoint(page)
+        return await handler(page, found[endpoint_id])
+
+    return handle
 
 
 async def endpoint_list(page: Page) -> Response:
@@ -107,10 +118,8 @@ async def create_endpoint(page: Page) -> Response:
     )
 
 
-async def edit_endpoint_form(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def edit_endpoint_form(page: Page, endpoint: WebhookEndpoint) -> Response:
     form = EndpointForm(
         url=endpoint.url,
         description=endpoint.description,
@@ -121,10 +130,8 @@ async def edit_endpoint_form(page: Page) -> Response:
     return _form_page(page, form, endpoint=endpoint)
 
 
-async def update_endpoint(page: Page) -> Response:
-    endpoint = await find_endpoint(page)
-    if endpoint is None:
-        return no_such_endpoint(page)
+@of_endpoint
+async def update_endpoint(page: Page, endpoint: WebhookEndpoint) -> Response:
     form = EndpointForm.read(page.form)
     form.check()
     if form.errors:
