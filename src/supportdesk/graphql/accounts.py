@@ -9,13 +9,11 @@ import strawberry
 
 from supportdesk.domain import accounts
 from supportdesk.domain.changes import KEEP
-from supportdesk.domain.errors import not_found
-from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.contacts import Contact
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
-from supportdesk.graphql.node import Node
+from supportdesk.graphql.node import Node, load_by_id
 from supportdesk.graphql.pagination import Connection, connection_of
 
 if TYPE_CHECKING:
@@ -122,15 +120,7 @@ class UpdateAccountPayload:
 class AccountQueries:
     @strawberry.field(description="One account by its id.")
     async def account(self, info: Info, id: strawberry.ID) -> Account | None:
-        account_id = str(id)
-        found = (
-            await info.context.loaders.account.load(account_id)
-            if is_id_of(account_id, "Account")
-            else None
-        )
-        if found is None:
-            raise not_found("Account")
-        return Account.of(found)
+        return Account.of(await load_by_id(info.context.loaders.account, id, "Account"))
 
     @strawberry.field(description="The workspace's accounts, oldest first.")
     async def accounts(

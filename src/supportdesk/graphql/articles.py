@@ -7,12 +7,10 @@ from datetime import datetime
 import strawberry
 
 from supportdesk.domain import articles
-from supportdesk.domain.errors import not_found
-from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
-from supportdesk.graphql.node import Node
+from supportdesk.graphql.node import Node, load_by_id
 from supportdesk.graphql.pagination import Connection, connection_of
 
 
@@ -99,15 +97,7 @@ class UnpublishArticlePayload:
 class ArticleQueries:
     @strawberry.field(description="One article by its id.")
     async def article(self, info: Info, id: strawberry.ID) -> Article | None:
-        article_id = str(id)
-        found = (
-            await info.context.loaders.article.load(article_id)
-            if is_id_of(article_id, "Article")
-            else None
-        )
-        if found is None:
-            raise not_found("Article")
-        return Article.of(found)
+        return Article.of(await load_by_id(info.context.loaders.article, id, "Article"))
 
     @strawberry.field(
         description="The workspace's articles, oldest first; with `filter.query`, a full-text "

@@ -10,11 +10,10 @@ import strawberry
 from supportdesk.domain import contacts
 from supportdesk.domain.changes import KEEP
 from supportdesk.domain.errors import not_found
-from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import PageRequest
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import MutationError, mutate
-from supportdesk.graphql.node import Node
+from supportdesk.graphql.node import Node, load_by_id
 from supportdesk.graphql.pagination import Connection, connection_of
 
 if TYPE_CHECKING:
@@ -134,15 +133,7 @@ class UpdateContactPayload:
 class ContactQueries:
     @strawberry.field(description="One contact by its id.")
     async def contact(self, info: Info, id: strawberry.ID) -> Contact | None:
-        contact_id = str(id)
-        found = (
-            await info.context.loaders.contact.load(contact_id)
-            if is_id_of(contact_id, "Contact")
-            else None
-        )
-        if found is None:
-            raise not_found("Contact")
-        return Contact.of(found)
+        return Contact.of(await load_by_id(info.context.loaders.contact, id, "Contact"))
 
     @strawberry.field(description="One contact by e-mail address, in any case.")
     async def contact_by_email(self, info: Info, email: str) -> Contact | None:
