@@ -153,10 +153,8 @@ async def update_machine_user(
                     )
                 )
                 .mappings()
-                .first()
+                .one()
             )
-            if row is None:
-                raise not_found("Machine user")
             await audit.record(
                 connection,
                 workspace_id,
