@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping, bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 
 from supportdesk.auth import keys as key_format
 from supportdesk.auth.scopes import LEGACY_SCOPES, normalise_scopes, unknown_scopes
@@ -79,13 +79,15 @@ _COLUMNS = (
 )
 
 
-def _from_row(row: RowMapping) -> ApiKey:
-    values = {name: row[name] for name in _FIELDS}
-    values["scopes"] = tuple(str(values["scopes"]).split())
-    return ApiKey(**values)
+_SCOPES = [column.name for column in _COLUMNS].index("scopes")
 
 
-_FIELDS = ApiKey.__dataclass_fields__.keys()
+def _key_of(row: Sequence[object]) -> ApiKey:
+    """A key from a row of `_COLUMNS` (the key's fields, in order); its scopes are stored
+    as one spaced string."""
+    values = list(row[: len(_COLUMNS)])
+    values[_SCOPES] = tuple(str(values[_SCOPES]).split())
+    return ApiKey(*values)  # type: ignore[arg-type]
 
 
 def _checked_scopes(
@@ -237,21 +239,17 @@ async def revoke_api_key(
         raise not_found("API key")
     async with db.transaction() as connection:
         row = (
-            (
-                await connection.execute(
-                    update(api_keys)
-                    .where(
-                        api_keys.c.workspace_id == workspace_id,
-                        api_keys.c.id == key_id,
-                        api_keys.c.revoked_at.is_(None),
-                    )
-                    .values(revoked_at=now())
-                    .returning(*_COLUMNS)
+            await connection.execute(
+                update(api_keys)
+                .where(
+                    api_keys.c.workspace_id == workspace_id,
+                    api_keys.c.id == key_id,
+                    api_keys.c.revoked_at.is_(None),
                 )
+                .values(revoked_at=now())
+                .returning(*_COLUMNS)
             )
-            .mappings()
-            .first()
-        )
+        ).first()
         if row is not None:
             await audit.record(
                 connection,
@@ -259,9 +257,9 @@ async def revoke_api_key(
                 actor,
                 "api_key.revoked",
                 ("ApiKey", key_id),
-                {"key_prefix": row["key_prefix"]},
+                {"key_prefix": row.key_prefix},
             )
-            revoked = _from_row(row)
+            revoked = _key_of(row)
             await _record_event(connection, actor, "api_key.revoked", revoked)
             return revoked
     existing = await get_api_keys(db, workspace_id, [key_id])
@@ -282,8 +280,8 @@ async def list_api_keys(
         query = query.where(api_keys.c.id > page.after)
     query = query.order_by(api_keys.c.id).limit(page.first + 1)
     async with db.read() as connection:
-        rows = (await connection.execute(query)).mappings().all()
-    return page_of([_from_row(row) for row in rows], page.first)
+        rows = (await connection.execute(query)).all()
+    return page_of([_key_of(row) for row in rows], page.first)
 
 
 async def count_api_keys(
@@ -304,8 +302,8 @@ def _names_a_machine_user(machine_user_id: str | None) -> bool:
 async def get_api_keys(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, ApiKey]:
     query = select(*_COLUMNS).where(api_keys.c.workspace_id == workspace_id, api_keys.c.id.in_(ids))
     async with db.read() as connection:
-        rows = (await connection.execute(query)).mappings().all()
-    return {row["id"]: _from_row(row) for row in rows}
+        rows = (await connection.execute(query)).all()
+    return {row.id: _key_of(row) for row in rows}
 
 
 async def keys_of_machine_users(
@@ -316,27 +314,16 @@ async def keys_of_machine_users(
         api_keys.c.workspace_id == workspace_id, api_keys.c.machine_user_id.in_(machine_user_ids)
     )
     async with db.read() as connection:
-        rows = (await connection.execute(query.order_by(api_keys.c.id))).mappings().all()
+        rows = (await connection.execute(query.order_by(api_keys.c.id))).all()
     grouped: dict[str, list[ApiKey]] = defaultdict(list)
     for row in rows:
-        grouped[row["machine_user_id"]].append(_from_row(row))
+        grouped[row.machine_user_id].append(_key_of(row))
     return grouped
-
-
-_SCOPES = [column.name for column in _COLUMNS].index("scopes")
-
-
-def _from_tuple(row: Sequence[object]) -> ApiKey:
-    """A key from a row of `_COLUMNS` (the key's fields, in order); its scopes are stored
-    as one spaced string."""
-    values = list(row[: len(_COLUMNS)])
-    values[_SCOPES] = tuple(str(values[_SCOPES]).split())
-    return ApiKey(*values)  # type: ignore[arg-type]
 
 
 _IN_WORKSPACE = api_keys.c.workspace_id == bindparam("workspace_id")
 _OF_MACHINE_USERS = ChildPages(
-    select(*_COLUMNS).where(_IN_WORKSPACE), api_keys.c.machine_user_id, api_keys.c.id, _from_tuple
+    select(*_COLUMNS).where(_IN_WORKSPACE), api_keys.c.machine_user_id, api_keys.c.id, _key_of
 )
 _COUNT_OF_MACHINE_USERS = ChildCounts(api_keys, api_keys.c.machine_user_id, _IN_WORKSPACE)
 
