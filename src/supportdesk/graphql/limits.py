@@ -156,8 +156,12 @@ class _CountNodes(Visitor):
         self.schema_fields = 0
         self.most_directives_on_one = 0
 
-    def _directives_on(self, node: Any) -> None:
+    def _directives_on(self, node: Any, *_args: Any) -> None:
         self.most_directives_on_one = max(self.most_directives_on_one, len(node.directives or ()))
+
+    # The other nodes of an operation that carry directives count only those.
+    enter_operation_definition = enter_fragment_definition = _directives_on
+    enter_fragment_spread = enter_inline_fragment = enter_variable_definition = _directives_on
 
     def enter_directive(self, *_args: Any) -> None:
         self.directives += 1
@@ -165,21 +169,6 @@ class _CountNodes(Visitor):
     def enter_field(self, node: FieldNode, *_args: Any) -> None:
         self.aliases += node.alias is not None
         self.schema_fields += node.name.value == "__schema"
-        self._directives_on(node)
-
-    def enter_operation_definition(self, node: Any, *_args: Any) -> None:
-        self._directives_on(node)
-
-    def enter_fragment_definition(self, node: Any, *_args: Any) -> None:
-        self._directives_on(node)
-
-    def enter_fragment_spread(self, node: Any, *_args: Any) -> None:
-        self._directives_on(node)
-
-    def enter_inline_fragment(self, node: Any, *_args: Any) -> None:
-        self._directives_on(node)
-
-    def enter_variable_definition(self, node: Any, *_args: Any) -> None:
         self._directives_on(node)
 
 
