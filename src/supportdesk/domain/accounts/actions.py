@@ -28,6 +28,7 @@ from supportdesk.domain.contacts.service import CONTACT_COLUMNS, Contact
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator, is_domain_name
 
 # An event to record: (type, data).
@@ -160,19 +161,11 @@ async def update_account(
             if not changes:
                 return account
             moment = now()
-            row = (
-                (
-                    await connection.execute(
-                        update(accounts)
-                        .where(accounts.c.workspace_id == workspace_id, accounts.c.id == account_id)
-                        .values(updated_at=moment, **changes)
-                        .returning(*ACCOUNT_COLUMNS)
-                    )
-                )
-                .mappings()
-                .one()
+            changes["updated_at"] = moment
+            row = await updated_row(
+                connection, accounts, ACCOUNT_COLUMNS, workspace_id, account_id, **changes
             )
-            changed = account_of(row)
+            changed = account_of(row._mapping)
             linked = (
                 await _link_contacts_of_domain(
                     connection, workspace_id, account_id, str(changes["domain"]), moment
@@ -192,4 +185,4 @@ async def update_account(
     except IntegrityError:
         # Only the (workspace_id, domain) uniqueness can fail here.
         raise _domain_taken(clean_domain or "") from None
-    return account_of(row)
+    return changed

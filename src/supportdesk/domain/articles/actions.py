@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import insert, update
+from sqlalchemy import insert
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
@@ -26,6 +26,7 @@ from supportdesk.domain.clock import now
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 
 MAX_TITLE = 255
@@ -130,19 +131,11 @@ async def _locked_article(
 
 
 async def _save(connection: Connection, article: Article, **changes: object) -> Article:
-    row = (
-        (
-            await connection.execute(
-                update(articles)
-                .where(articles.c.workspace_id == article.workspace_id, articles.c.id == article.id)
-                .values(updated_at=now(), **changes)
-                .returning(*ARTICLE_COLUMNS)
-            )
-        )
-        .mappings()
-        .one()
+    changes["updated_at"] = now()
+    row = await updated_row(
+        connection, articles, ARTICLE_COLUMNS, article.workspace_id, article.id, **changes
     )
-    return article_of(row)
+    return article_of(row._mapping)
 
 
 async def update_article(

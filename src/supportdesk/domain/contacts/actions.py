@@ -8,7 +8,7 @@ there is one (and leaves its account alone when there is none).
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from supportdesk.db import Database
@@ -30,6 +30,7 @@ from supportdesk.domain.contacts.service import (
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 
 MAX_NAME = 200
@@ -201,20 +202,13 @@ async def update_contact(
             changes = await _changes(connection, contact, clean_email, clean_name, account_id)
             if not changes:
                 return contact
-            row = (
-                (
-                    await connection.execute(
-                        update(contacts)
-                        .where(contacts.c.workspace_id == workspace_id, contacts.c.id == contact_id)
-                        .values(updated_at=now(), **changes)
-                        .returning(*CONTACT_COLUMNS)
-                    )
-                )
-                .mappings()
-                .one()
+            changes["updated_at"] = now()
+            row = await updated_row(
+                connection, contacts, CONTACT_COLUMNS, workspace_id, contact_id, **changes
             )
-            await _record_update(connection, actor, contact, contact_of(row))
+            changed = contact_of(row._mapping)
+            await _record_update(connection, actor, contact, changed)
     except IntegrityError:
         # A concurrent writer took the e-mail between our check and our update.
         raise _email_taken() from None
-    return contact_of(row)
+    return changed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, bindparam, select
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
@@ -23,6 +23,7 @@ from supportdesk.domain.ids import type_of
 from supportdesk.domain.issues.actions import issue_snapshot, locked_issue
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
 from supportdesk.domain.issues.workflow import ensure_open_for_changes
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 
 MEMBER = "member"
@@ -111,14 +112,8 @@ async def assign_issue(
         ensure_open_for_changes(issue.status, issue.merged_into)
         if is_assigned_to(issue, assignee):
             return issue
-        row = (
-            await connection.execute(
-                update(issues)
-                .where(issues.c.workspace_id == workspace_id, issues.c.id == issue.id)
-                .values(updated_at=now(), **assignee_columns(assignee))
-                .returning(*ISSUE_COLUMNS)
-            )
-        ).one()
+        values = {**assignee_columns(assignee), "updated_at": now()}
+        row = await updated_row(connection, issues, ISSUE_COLUMNS, workspace_id, issue.id, **values)
         changed = issue_of(row)
         shown = await issue_snapshot(connection, changed)
         await record_events(

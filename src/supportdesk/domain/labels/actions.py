@@ -34,6 +34,7 @@ from supportdesk.domain.labels.models import (
     label_of,
 )
 from supportdesk.domain.labels.queries import known_label_ids, labels_of_issue_in
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 
 # add_labels and remove_labels: (db, actor, workspace_id, issue_id, label_ids) -> the issue.
@@ -161,14 +162,10 @@ async def update_label(
                 return label
             if "name" in changes:
                 changes["name_normalized"] = changes["name"].casefold()
-            row = (
-                await connection.execute(
-                    update(labels)
-                    .where(labels.c.workspace_id == workspace_id, labels.c.id == label.id)
-                    .values(updated_at=now(), **changes)
-                    .returning(*LABEL_COLUMNS)
-                )
-            ).one()
+            changes["updated_at"] = now()
+            row = await updated_row(
+                connection, labels, LABEL_COLUMNS, workspace_id, label.id, **changes
+            )
             changed = label_of(row)
             before, after = snapshots.label(label), snapshots.label(changed)
             await record_events(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from supportdesk.db import Database
@@ -21,6 +21,7 @@ from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.pagination import Page, PageRequest, page_of
 from supportdesk.domain.per_parent import ById
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 
 MANAGED_NAME = "Workspace API"
@@ -140,20 +141,8 @@ async def update_machine_user(
     try:
         async with db.transaction() as connection:
             before = await _locked_machine_user(connection, workspace_id, machine_user_id)
-            row = (
-                (
-                    await connection.execute(
-                        update(machine_users)
-                        .where(
-                            machine_users.c.workspace_id == workspace_id,
-                            machine_users.c.id == machine_user_id,
-                        )
-                        .values(**changes)
-                        .returning(*_COLUMNS)
-                    )
-                )
-                .mappings()
-                .one()
+            row = await updated_row(
+                connection, machine_users, _COLUMNS, workspace_id, machine_user_id, **changes
             )
             await audit.record(
                 connection,
@@ -167,7 +156,7 @@ async def update_machine_user(
                     if value is not None
                 },
             )
-            after = MachineUser(**row)
+            after = MachineUser(**row._mapping)
             snapshot = snapshots.machine_user(after)
             changed = snapshots.changes(snapshots.machine_user(before), snapshot)
             if changed:

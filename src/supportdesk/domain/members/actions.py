@@ -32,6 +32,7 @@ from supportdesk.domain.org_admins.service import (
     hash_password_off_loop,
     normalise_email,
 )
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 
 MAX_NAME = 200
@@ -215,14 +216,9 @@ async def update_member(
             _needs_every_scope(key_scopes, "Changing an admin's role or making an admin")
         if changes.get("role", ADMIN) != ADMIN:
             _keep_an_admin(admins, member, "role")
-        row = (
-            await connection.execute(
-                update(org_admins)
-                .where(org_admins.c.workspace_id == workspace_id, org_admins.c.id == member.id)
-                .values(**changes)
-                .returning(*MEMBER_COLUMNS)
-            )
-        ).one()
+        row = await updated_row(
+            connection, org_admins, MEMBER_COLUMNS, workspace_id, member.id, **changes
+        )
         changed = member_of(row)
         before, after = snapshots.member(member), snapshots.member(changed)
         difference = snapshots.changes(before, after)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select
 
 from supportdesk.auth.secret_box import SecretBox, new_webhook_secret
 from supportdesk.db import Database
@@ -32,6 +32,7 @@ from supportdesk.domain.events import (
     unknown_types,
 )
 from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.rows import updated_row
 from supportdesk.domain.validation import Validator
 from supportdesk.domain.webhooks.address_policy import UnsafeUrl, check_url
 from supportdesk.domain.webhooks.models import (
@@ -283,17 +284,10 @@ async def update_endpoint(
             values["failing_since"] = None
         if not values:
             return before
-        row = (
-            await connection.execute(
-                update(webhook_endpoints)
-                .where(
-                    webhook_endpoints.c.workspace_id == workspace_id,
-                    webhook_endpoints.c.id == endpoint_id,
-                )
-                .values(updated_at=now(), **values)
-                .returning(*ENDPOINT_COLUMNS)
-            )
-        ).one()
+        values["updated_at"] = now()
+        row = await updated_row(
+            connection, webhook_endpoints, ENDPOINT_COLUMNS, workspace_id, endpoint_id, **values
+        )
         after = endpoint_of(row)
         changes = snapshots.webhook_endpoint_changes(before, after)
         await _record(connection, actor, "webhook_endpoint.updated", after, changes)
@@ -348,23 +342,18 @@ async def rotate_secret(
                 webhook_endpoints.c.id == endpoint_id,
             )
         )
-        row = (
-            await connection.execute(
-                update(webhook_endpoints)
-                .where(
-                    webhook_endpoints.c.workspace_id == workspace_id,
-                    webhook_endpoints.c.id == endpoint_id,
-                )
-                .values(
-                    secret_sealed=box.seal(secret),
-                    secret_prefix=secret[:SECRET_PREFIX_LENGTH],
-                    previous_secret_sealed=current if keep else None,
-                    previous_secret_expires_at=moment + timedelta(seconds=keep) if keep else None,
-                    updated_at=moment,
-                )
-                .returning(*ENDPOINT_COLUMNS)
-            )
-        ).one()
+        row = await updated_row(
+            connection,
+            webhook_endpoints,
+            ENDPOINT_COLUMNS,
+            workspace_id,
+            endpoint_id,
+            secret_sealed=box.seal(secret),
+            secret_prefix=secret[:SECRET_PREFIX_LENGTH],
+            previous_secret_sealed=current if keep else None,
+            previous_secret_expires_at=moment + timedelta(seconds=keep) if keep else None,
+            updated_at=moment,
+        )
         rotated = endpoint_of(row)
         await _record(
             connection,
