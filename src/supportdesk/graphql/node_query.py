@@ -17,16 +17,6 @@ Fetcher = Callable[[Context, str], Awaitable[Node | None]]
 FETCHERS: dict[str, Fetcher] = {}
 
 
-def fetches(type_name: str) -> Callable[[Fetcher], Fetcher]:
-    """Register how `node(id)` loads one type."""
-
-    def register(fetcher: Fetcher) -> Fetcher:
-        FETCHERS[type_name] = fetcher
-        return fetcher
-
-    return register
-
-
 @strawberry.type
 class NodeQueries:
     @strawberry.field(description="Any object by its global id.")

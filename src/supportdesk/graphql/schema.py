@@ -73,82 +73,51 @@ class Mutation(
     pass
 
 
-async def _one(context: Context, get_many: Any, id: str) -> Any:
-    """One object of the workspace through a domain reader of many (`get_x(db, ws, ids)`)."""
-    found = await get_many(context.db, context.workspace_id, [id])
-    return found.get(id)
+def _loaded(loader: str, make: Any) -> Any:
+    """How `node(id)` loads a type through the request's loader of that name."""
+
+    async def fetch(context: Context, id: str) -> Any:
+        found = await getattr(context.loaders, loader).load(id)
+        return make(found) if found else None
+
+    return fetch
 
 
-@node_query.fetches("Issue")
-async def _issue(context: Context, id: str) -> Issue | None:
-    found = await context.loaders.issue.load(id)
-    return Issue.of(found) if found else None
+def _read(get_many: Any, make: Any) -> Any:
+    """How `node(id)` loads a type through a domain reader of many (`get_x(db, ws, ids)`)."""
+
+    async def fetch(context: Context, id: str) -> Any:
+        found = (await get_many(context.db, context.workspace_id, [id])).get(id)
+        return make(found, context) if found else None
+
+    return fetch
 
 
-@node_query.fetches("Message")
-async def _message(context: Context, id: str) -> Message | None:
-    found = await _one(context, issues.get_messages, id)
-    return Message.of(found) if found else None
-
-
-@node_query.fetches("Label")
-async def _label(context: Context, id: str) -> Label | None:
-    found = await context.loaders.label.load(id)
-    return Label.of(found) if found else None
-
-
-@node_query.fetches("Member")
 async def _member(context: Context, id: str) -> Member | None:
     found = await context.loaders.person.load(id)
     return Member.of(found) if isinstance(found, members.Member) else None
 
 
-@node_query.fetches("Contact")
-async def _contact(context: Context, id: str) -> Contact | None:
-    found = await context.loaders.contact.load(id)
-    return Contact.of(found) if found else None
-
-
-@node_query.fetches("Account")
-async def _account(context: Context, id: str) -> Account | None:
-    found = await context.loaders.account.load(id)
-    return Account.of(found) if found else None
-
-
-@node_query.fetches("Article")
-async def _article(context: Context, id: str) -> Article | None:
-    found = await context.loaders.article.load(id)
-    return Article.of(found) if found else None
-
-
-@node_query.fetches("MachineUser")
-async def _machine_user(context: Context, id: str) -> MachineUser | None:
-    user = await context.loaders.machine_user.load(id)
-    return MachineUser.of(user) if user else None
-
-
-@node_query.fetches("ApiKey")
-async def _api_key(context: Context, id: str) -> ApiKey | None:
-    found = await _one(context, api_keys.get_api_keys, id)
-    return ApiKey.of(found, context.now) if found else None
-
-
-@node_query.fetches("AuditEvent")
-async def _audit_event(context: Context, id: str) -> AuditEvent | None:
-    found = await _one(context, audit.get_audit_events, id)
-    return AuditEvent.of(found) if found else None
-
-
-@node_query.fetches("WebhookEndpoint")
-async def _webhook_endpoint(context: Context, id: str) -> WebhookEndpoint | None:
-    found = await _one(context, webhook_queries.get_endpoints, id)
-    return WebhookEndpoint.of(found) if found else None
-
-
-@node_query.fetches("WebhookDelivery")
-async def _webhook_delivery(context: Context, id: str) -> WebhookDelivery | None:
-    found = await _one(context, webhook_deliveries.get_deliveries, id)
-    return WebhookDelivery.of(found) if found else None
+node_query.FETCHERS.update(
+    {
+        "Issue": _loaded("issue", Issue.of),
+        "Label": _loaded("label", Label.of),
+        "Contact": _loaded("contact", Contact.of),
+        "Account": _loaded("account", Account.of),
+        "Article": _loaded("article", Article.of),
+        "MachineUser": _loaded("machine_user", MachineUser.of),
+        "Member": _member,
+        "Message": _read(issues.get_messages, lambda found, _: Message.of(found)),
+        "ApiKey": _read(api_keys.get_api_keys, lambda found, c: ApiKey.of(found, c.now)),
+        "AuditEvent": _read(audit.get_audit_events, lambda found, _: AuditEvent.of(found)),
+        "WebhookEndpoint": _read(
+            webhook_queries.get_endpoints, lambda found, _: WebhookEndpoint.of(found)
+        ),
+        "WebhookDelivery": _read(
+            webhook_deliveries.get_deliveries, lambda found, _: WebhookDelivery.of(found)
+        ),
+    }
+)
 
 
 def build_schema() -> strawberry.Schema:
