@@ -126,7 +126,7 @@ class TableShape:
 
 
 def table_shapes(sync_connection: Any) -> dict[str, TableShape]:
-    """Every table of the connected database (for `AsyncConnection.run_sync`)."""
+    """Every table of the connected database (for `tests/db/inspection.py`)."""
     schema = inspect(sync_connection)
     return {
         name: TableShape(

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
+from tests.db.inspection import inspected
 from tests.processes import command_env
 from tests.servers import RunningServer
 from tests.tenancy import (
     SUBPROCESS_STATEMENTS,
     TENANT_TABLES,
-    TableShape,
     is_confined,
     table_shapes,
     unconfined_tables,
@@ -25,11 +25,7 @@ FULL_TEXT_NUMBERING = {("articles", ("search_rowid",)), ("issues", ("search_rowi
 def test_every_tenant_table_has_workspace_id_first_in_its_primary_key(
     server: RunningServer,
 ) -> None:
-    async def shapes() -> dict[str, TableShape]:
-        async with server.db.read() as connection:
-            return await connection.run_sync(table_shapes)
-
-    tables = server.call(shapes())
+    tables = inspected(server.settings.database_url, table_shapes)
 
     tenant = {name for name in tables if name in TENANT_TABLES}
     assert tenant == TENANT_TABLES

@@ -24,6 +24,7 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from supportdesk.db import Database, Read
 from supportdesk.db.connection import Connection
@@ -98,10 +99,13 @@ NOTES_ROWS = [
 
 def run(url: str, scenario: Callable[[Database], Awaitable[Any]]) -> Any:
     async def whole() -> Any:
+        engine = create_async_engine(url)
+        async with engine.begin() as ddl:
+            await ddl.run_sync(metadata.create_all)
+        await engine.dispose()
         db = Database(url)
         try:
             async with db.transaction() as connection:
-                await connection.run_sync(metadata.create_all)
                 for statement in INDEX_DDL[connection.dialect.name]:
                     await connection.execute(text(statement))
             return await scenario(db)

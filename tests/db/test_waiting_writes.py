@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from supportdesk.db.compiled import TOGETHER_AT_MOST
 from supportdesk.db.connection import Connection
-from supportdesk.db.direct import TOGETHER_AT_MOST
 from supportdesk.db.tables import labels
 from supportdesk.domain.clock import now
 from supportdesk.domain.ids import new_id

@@ -47,8 +47,8 @@ class Served:
 def pool_limits(backend: str) -> dict[str, int]:
     """Each worker's pools and their most connections (db/database.py)."""
     if backend == "sqlite":
-        return {"writer": 1, "reader": POOL_SIZE}
-    return {"shared": 2 * POOL_SIZE, "direct": POOL_SIZE}
+        return {"writer": 1, "reader": 1}
+    return {"shared": 2 * POOL_SIZE}
 
 
 def _database(request: pytest.FixtureRequest, backend: str) -> Iterator[str]:

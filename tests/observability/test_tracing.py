@@ -1,6 +1,5 @@
 """OpenTelemetry traces: a request's span with its request id and operation, and one child span
-per SQL statement it ran, on both paths to the database (SQLAlchemy for the mutation, the
-direct reads on the driver for the lookup), on SQLite and PostgreSQL. The spans go to the
+per SQL statement it ran (a mutation's, a lookup's), on SQLite and PostgreSQL. The spans go to the
 SDK's in-memory exporter through `instrument`'s provider argument. Without
 OTEL_EXPORTER_OTLP_ENDPOINT nothing of OpenTelemetry is even imported."""
 

@@ -24,12 +24,12 @@ import httpx
 import pytest
 
 from supportdesk.config import normalise_database_url
-from supportdesk.db import Database
 from tests.client import GraphQLClient
 from tests.conftest import REDIS_PREFIX
+from tests.db.inspection import inspected
 from tests.processes import ServeProcess, command_env, run_cli
 from tests.servers import create_postgres_database, drop_postgres_database
-from tests.tenancy import TENANT_TABLES, TableShape, table_shapes
+from tests.tenancy import TENANT_TABLES, table_shapes
 
 pytestmark = pytest.mark.processes
 
@@ -205,15 +205,7 @@ def test_the_documented_citus_layout_fits_the_schema(deployment: Deployment) -> 
     [sql] = fenced("sql")
     calls = CITUS_CALL.findall(sql)
 
-    async def shapes() -> dict[str, TableShape]:
-        db = Database(normalise_database_url(deployment.database_url), pool_size=1)
-        try:
-            async with db.read() as connection:
-                return await connection.run_sync(table_shapes)
-        finally:
-            await db.dispose()
-
-    tables = asyncio.run(shapes())
+    tables = inspected(normalise_database_url(deployment.database_url), table_shapes)
     placed = [table for _, table, _, _ in calls]
     reference = {table for kind, table, _, _ in calls if kind == "reference"}
     distributed = {table: column for kind, table, column, _ in calls if kind == "distributed"}

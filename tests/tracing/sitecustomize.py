@@ -1,7 +1,7 @@
 """Loaded at start-up by every Python process the tests launch with this folder on PYTHONPATH
 (`supportdesk serve`, its workers, the CLI): when SUPPORTDESK_TEST_STATEMENT_LOG names a
-file, each SQL statement the process runs (through any SQLAlchemy engine, or as a direct
-read on the driver) is appended to it, one JSON string a line, for the tenancy check
+file, each SQL statement the process runs (through a SQLAlchemy engine, as migrations do,
+or through a `Database`) is appended to it, one JSON string a line, for the tenancy check
 (tests/tenancy.py). Parameters are never written."""
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ if _PATH:
         _write(statement)
 
     try:
-        from supportdesk.db.direct import DirectReads
+        from supportdesk.db.database import Database
     except ImportError:  # a process that is not the service's
         pass
     else:
-        _made = DirectReads.__init__
+        _made = Database.__init__
 
-        def _observed(self: DirectReads, *args: Any, **kwargs: Any) -> None:
+        def _observed(self: Database, *args: Any, **kwargs: Any) -> None:
             _made(self, *args, **kwargs)
-            self.observers.append(_write)
+            self.watch_statements(_write)
 
-        DirectReads.__init__ = _observed  # type: ignore[method-assign]
+        Database.__init__ = _observed  # type: ignore[method-assign]

@@ -64,7 +64,7 @@ from supportdesk.db.answers import (
     signed_cursor,
     too_deep,
 )
-from supportdesk.db.direct import Compiled
+from supportdesk.db.compiled import Compiled
 from supportdesk.db.kept import Kept
 from supportdesk.db.tables import (
     accounts,

@@ -177,8 +177,10 @@ def _rfc3339_pg(element: Rfc3339, compiler: SQLCompiler, **kw: Any) -> str:
 
 @compiles(Rfc3339)
 def _rfc3339_sqlite(element: Rfc3339, compiler: SQLCompiler, **kw: Any) -> str:
-    # Stored as naive UTC text; %f is seconds with milliseconds, cut as Python cuts them.
-    return f"strftime('%Y-%m-%dT%H:%M:%fZ', {compiler.process(element.column, **kw)})"
+    # Stored as naive UTC text; %f is seconds with milliseconds, cut as Python cuts them. A
+    # literal, not text: its percent signs are then escaped as the paramstyle needs.
+    layout = compiler.render_literal_value("%Y-%m-%dT%H:%M:%fZ", String())
+    return f"strftime({layout}, {compiler.process(element.column, **kw)})"
 
 
 def rfc3339(column: ColumnElement[Any]) -> ColumnElement[str]:

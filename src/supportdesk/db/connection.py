@@ -1,205 +1,260 @@
-"""The connection the domain writes and reads through, the same on both backends.
+"""The connection the domain reads and writes through: one type, on either driver.
 
-Statements built with SQLAlchemy run through SQLAlchemy (`execute`, `scalar`). The hot
-statements, written once as module-level constants, run on the driver itself (`fetch`,
-`rows`, `run_many`, see `direct.py`): inside a transaction on the transaction's own driver
-connection, so they see and take part in what it has written; on a read connection on the
-direct reads' connection.
-
-SQLite's connection runs everything on the calling thread: a statement takes microseconds,
-less than the hop to a worker thread and back, which cost about 500 µs here (a futex wake
-on each side). PostgreSQL's wraps SQLAlchemy's `AsyncConnection` over asyncpg.
+Every statement runs on the driver itself, asyncpg or the standard library's sqlite3,
+compiled once per dialect (`compiled.py`). On SQLite a statement runs inline on the event
+loop's thread: it takes microseconds, less than the hop to a worker thread and back (about
+500 µs here, a futex wake on each side). A driver's error is raised as SQLAlchemy's
+exception of its kind (an `IntegrityError` for a broken constraint), without parameters:
+they may hold key hashes or customer data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, overload
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, TypeVarTuple, overload
 
-from sqlalchemy.engine import Connection as SyncConnection
-from sqlalchemy.engine import CursorResult, Dialect, ScalarResult
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.ext.asyncio import AsyncConnection
+import asyncpg
+from sqlalchemy.engine import Dialect, Row, RowMapping
+from sqlalchemy.exc import DBAPIError, IntegrityError, MultipleResultsFound, NoResultFound
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.selectable import TypedReturnsRows
 
 from supportdesk.db import deadline
-from supportdesk.db.direct import DirectReads, DirectStatement
+from supportdesk.db.compiled import TOGETHER_AT_MOST, Compiled, Statements
 
 if TYPE_CHECKING:
     from supportdesk.db.reads import Read
 
 T = TypeVar("T")
+_first_column = itemgetter(0)
 Ts = TypeVarTuple("Ts")
 Parameters = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
+
+
+class Listed(list[T]):
+    """Rows, values or mappings read, with the ways SQLAlchemy's results hand them out."""
+
+    def all(self) -> list[T]:
+        return self
+
+    def first(self) -> T | None:
+        return self[0] if self else None
+
+    def one(self) -> T:
+        if len(self) != 1:
+            raise NoResultFound("no row") if not self else MultipleResultsFound("rows")
+        return self[0]
+
+
+class Result(Generic[*Ts]):
+    """A statement's rows, all read, and how many rows it changed."""
+
+    __slots__ = ("_rows", "rowcount")
+
+    def __init__(self, rows: Listed[Row[*Ts]], rowcount: int) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+
+    def __iter__(self) -> Iterator[Row[*Ts]]:
+        return iter(self._rows)
+
+    def all(self) -> list[Row[*Ts]]:
+        return self._rows
+
+    fetchall = all
+
+    def first(self) -> Row[*Ts] | None:
+        return self._rows.first()
+
+    def one(self) -> Row[*Ts]:
+        return self._rows.one()
+
+    def scalar(self) -> Any:
+        return _first_column(self._rows[0]) if self._rows else None
+
+    def scalars(self) -> Listed[Any]:
+        return Listed(map(_first_column, self._rows))
+
+    def mappings(self) -> Listed[RowMapping]:
+        return Listed(row._mapping for row in self._rows)
 
 
 class Connection:
     """One connection, for one transaction (`Database.transaction`) or for reads
     (`Database.read`)."""
 
-    dialect: Dialect
+    __slots__ = ("_driver", "_postgres", "_statements", "_waiting", "_writes", "dialect")
 
-    def __init__(self, direct: DirectReads, driver: Any | None) -> None:
-        self._direct = direct
-        # The transaction's driver connection; None on a read connection.
+    def __init__(self, statements: Statements, driver: Any, writes: bool) -> None:
+        self._statements = statements
+        self.dialect: Dialect = statements.dialect
+        self._postgres = self.dialect.name == "postgresql"
+        # An asyncpg connection, or a sqlite3 one.
         self._driver = driver
+        self._writes = writes
+        self._waiting: list[tuple[Executable, Sequence[Mapping[str, Any]]]] = []
 
     @overload
     async def execute(
         self, statement: TypedReturnsRows[*Ts], parameters: Parameters = None
-    ) -> CursorResult[*Ts]: ...
+    ) -> Result[*Ts]: ...
     @overload
     async def execute(
         self, statement: Executable, parameters: Parameters = None
-    ) -> CursorResult[*tuple[Any, ...]]: ...
+    ) -> Result[*tuple[Any, ...]]: ...
     async def execute(
         self, statement: Executable, parameters: Parameters = None
-    ) -> CursorResult[*tuple[Any, ...]]:
-        deadline.check()
-        return await self._execute(statement, parameters)
-
-    async def _execute(
-        self, statement: Executable, parameters: Parameters
-    ) -> CursorResult[*tuple[Any, ...]]:
-        raise NotImplementedError
+    ) -> Result[*tuple[Any, ...]]:
+        """Any statement; a list of parameter sets runs it once per set (`run_many`)."""
+        if parameters is not None and not isinstance(parameters, Mapping):
+            await self.run_many(statement, parameters)
+            return Result(Listed(), -1)
+        if self._waiting:
+            await self.send_waiting()
+        given = parameters or {}
+        compiled = self._statements.of(statement, given)
+        raw, count, keys = await self._send(compiled, compiled.arguments(given))
+        if not raw:
+            return Result(Listed(), count)
+        make = compiled.row_of(keys)
+        return Result(Listed(make(row) for row in compiled.rows(raw)), count)
 
     async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
         return (await self.execute(statement, parameters)).scalar()
 
-    async def scalars(
-        self, statement: Executable, parameters: Parameters = None
-    ) -> ScalarResult[Any]:
+    async def scalars(self, statement: Executable, parameters: Parameters = None) -> Listed[Any]:
         return (await self.execute(statement, parameters)).scalars()
 
-    async def run_sync(self, work: Callable[[SyncConnection], T]) -> T:
-        """`work(connection)` with SQLAlchemy's synchronous connection (DDL, inspection)."""
-        raise NotImplementedError
-
-    async def _driver_connection(self) -> Any:
-        return self._driver
-
     async def rows(
-        self, statement: DirectStatement, parameters: Mapping[str, Any]
+        self, statement: Executable, parameters: Mapping[str, Any]
     ) -> list[tuple[Any, ...]]:
-        """A prebuilt statement's rows (its RETURNING rows for a write), run on the driver."""
-        return await self._direct.rows(statement, parameters, await self._driver_connection())
+        """A statement's rows as tuples (its RETURNING rows for a write)."""
+        if self._waiting:
+            await self.send_waiting()
+        return await self.rows_of(self._statements.of(statement, parameters), parameters)
 
-    async def write(self, statement: DirectStatement, parameters: Mapping[str, Any]) -> None:
-        """A prebuilt write whose rows nobody reads, in this transaction. PostgreSQL sends
-        it with the transaction's next statement or its commit, in one statement with any
-        other writes waiting (`DirectReads.run_together`): a round trip saved for each. A
-        failure is raised there instead, and fails the transaction as it would have here.
-        Writes sent together must not touch the same rows: they run in no set order."""
-        await self.rows(statement, parameters)
-
-    async def write_many(
-        self, statement: DirectStatement, parameter_sets: Sequence[Mapping[str, Any]]
-    ) -> None:
-        """`write` once per parameter set (`run_many`, when it waits for nothing)."""
-        await self.run_many(statement, parameter_sets)
-
-    async def run_many(
-        self, statement: DirectStatement, parameter_sets: Sequence[Mapping[str, Any]]
-    ) -> None:
-        """A prebuilt write once per parameter set, on the driver, in one call."""
-        driver = await self._driver_connection()
-        if driver is None:
-            raise RuntimeError("writes run in a transaction")
-        await self._direct.run_many(statement, parameter_sets, driver)
+    async def rows_of(
+        self, compiled: Compiled, parameters: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """`rows` of a statement its caller compiled and keeps (`Database.compile`)."""
+        raw, _, _ = await self._send(compiled, compiled.arguments(parameters))
+        return compiled.rows(raw)
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
         """The models of a read's rows (`Database.fetch` on this connection)."""
         make = read.row
         return [make(row) for row in await self.rows(read.statement, parameters)]
 
-
-class InlineConnection(Connection):
-    """SQLite: SQLAlchemy's synchronous connection, run on the event loop's thread."""
-
-    def __init__(self, connection: SyncConnection, direct: DirectReads, in_transaction: bool):
-        driver = connection.connection.driver_connection if in_transaction else None
-        super().__init__(direct, driver)
-        self._connection = connection
-        self.dialect = connection.dialect
-
-    async def _execute(
-        self, statement: Executable, parameters: Parameters
-    ) -> CursorResult[*tuple[Any, ...]]:
-        try:
-            return self._connection.execute(statement, parameters)
-        except OperationalError as error:
-            if deadline.passed():  # interrupted by the progress handler
-                raise deadline.DeadlinePassed from error
-            raise
-
-    async def run_sync(self, work: Callable[[SyncConnection], T]) -> T:
-        return work(self._connection)
-
-
-class PooledConnection(Connection):
-    """PostgreSQL: SQLAlchemy's `AsyncConnection` over asyncpg.
-
-    SQLAlchemy's asyncpg adapter opens the transaction at its first statement; a statement
-    sent to the driver first opens it the same way (`_start_transaction`, a private method:
-    SQLAlchemy is pinned to its minor version, and `tests/db/test_connection.py` checks
-    that a driver write is rolled back with the transaction)."""
-
-    def __init__(self, connection: AsyncConnection, direct: DirectReads, in_transaction: bool):
-        super().__init__(direct, None)
-        self._connection = connection
-        self._in_transaction = in_transaction
-        self._adapter: Any = None
-        self._waiting: list[tuple[DirectStatement, Sequence[Mapping[str, Any]]]] = []
-        self.dialect = connection.dialect
-
-    async def write(self, statement: DirectStatement, parameters: Mapping[str, Any]) -> None:
+    async def write(self, statement: Executable, parameters: Mapping[str, Any]) -> None:
+        """A write whose rows nobody reads, in this transaction. PostgreSQL sends it with
+        the transaction's next statement or its commit, in one statement with any other
+        writes waiting (`send_waiting`): a round trip saved for each. A failure is raised
+        there instead, and fails the transaction as it would have here. Writes sent
+        together must not touch the same rows: they run in no set order."""
         await self.write_many(statement, [parameters])
 
     async def write_many(
-        self, statement: DirectStatement, parameter_sets: Sequence[Mapping[str, Any]]
+        self, statement: Executable, parameter_sets: Sequence[Mapping[str, Any]]
     ) -> None:
-        if not self._in_transaction:
+        """`write` once per parameter set."""
+        if not self._writes:
             raise RuntimeError("writes run in a transaction")
-        if parameter_sets:
+        if not self._postgres:
+            await self.run_many(statement, parameter_sets)
+        elif parameter_sets:
             self._waiting.append((statement, parameter_sets))
 
-    async def send_waiting(self) -> None:
-        """Sends the writes waiting (`write`): before any other statement, and before the
-        transaction commits."""
-        if self._waiting:
-            waiting, self._waiting = self._waiting, []
-            await self._direct.run_together(waiting, await self._driver_connection())
-
-    async def _execute(
-        self, statement: Executable, parameters: Parameters
-    ) -> CursorResult[*tuple[Any, ...]]:
-        await self.send_waiting()
-        return await self._connection.execute(statement, parameters)
-
-    async def run_sync(self, work: Callable[[SyncConnection], T]) -> T:
-        await self.send_waiting()
-        return await self._connection.run_sync(work)
-
-    async def rows(
-        self, statement: DirectStatement, parameters: Mapping[str, Any]
-    ) -> list[tuple[Any, ...]]:
-        await self.send_waiting()
-        return await super().rows(statement, parameters)
-
     async def run_many(
-        self, statement: DirectStatement, parameter_sets: Sequence[Mapping[str, Any]]
+        self, statement: Executable, parameter_sets: Sequence[Mapping[str, Any]]
     ) -> None:
-        await self.send_waiting()
-        await super().run_many(statement, parameter_sets)
+        """A write once per parameter set (each with the same keys), in one call."""
+        if not self._writes:
+            raise RuntimeError("writes run in a transaction")
+        if self._waiting:
+            await self.send_waiting()
+        if not parameter_sets:
+            return
+        compiled = self._statements.of(statement, parameter_sets[0])
+        if compiled.late is not None:
+            for parameters in parameter_sets:
+                await self.rows(statement, parameters)
+            return
+        sets = [compiled.arguments(parameters) for parameters in parameter_sets]
+        await self._send(compiled, sets, many=True)
 
-    async def _driver_connection(self) -> Any:
-        if not self._in_transaction:
-            return None
-        adapter = self._adapter
-        if adapter is None:
-            raw = await self._connection.get_raw_connection()
-            adapter = self._adapter = raw.dbapi_connection
-        if adapter._transaction is None:
-            await adapter._start_transaction()
-        return adapter._connection
+    async def send_waiting(self) -> None:
+        """Sends the writes waiting (`write`): up to TOGETHER_AT_MOST rows as one
+        statement, each but the last a data-modifying WITH; more, one call per statement."""
+        waiting, self._waiting = self._waiting, []
+        if not waiting:
+            return
+        rows = [(statement, row) for statement, sets in waiting for row in sets]
+        if len(rows) == 1 or len(rows) > TOGETHER_AT_MOST:
+            for statement, sets in waiting:
+                await self.run_many(statement, sets)
+            return
+        statements = self._statements
+        parts = [statements.of(statement, parameters) for statement, parameters in rows]
+        if any(part.late is not None for part in parts):
+            for statement, parameters in rows:
+                await self.rows(statement, parameters)
+            return
+        arguments = [
+            argument
+            for part, (_, parameters) in zip(parts, rows, strict=True)
+            for argument in part.arguments(parameters)
+        ]
+        await self._send(statements.together(parts), arguments)
+
+    async def _send(
+        self, compiled: Compiled, arguments: list[Any], many: bool = False
+    ) -> tuple[Sequence[Sequence[Any]], int, Sequence[str]]:
+        """Runs a statement as every statement runs: observed, within the request's
+        deadline, inside `around`, its errors translated."""
+        statements = self._statements
+        sql = compiled.sql
+        for observe in statements.observers:
+            observe(sql)
+        deadline.check()
+        try:
+            if statements.around is None:
+                return await self._run(compiled, arguments, many)
+            with statements.around(sql):
+                return await self._run(compiled, arguments, many)
+        except Exception as error:
+            if deadline.passed():  # interrupted by SQLite's progress handler
+                raise deadline.DeadlinePassed from error
+            raise translated(error, sql) from error
+
+    async def _run(
+        self, compiled: Compiled, arguments: list[Any], many: bool
+    ) -> tuple[Sequence[Sequence[Any]], int, Sequence[str]]:
+        sql, driver = compiled.sql, self._driver
+        if not self._postgres:
+            cursor = driver.executemany(sql, arguments) if many else driver.execute(sql, arguments)
+            raw = cursor.fetchall()
+            keys = [column[0] for column in cursor.description or ()]
+            return raw, len(raw) if compiled.returns_rows else cursor.rowcount, keys
+        if many:
+            await driver.executemany(sql, arguments)
+            return (), -1, ()
+        if compiled.returns_rows is False:
+            status: str = await driver.execute(sql, *arguments)
+            count = status.rpartition(" ")[2]
+            return (), int(count) if count.isdigit() else -1, ()
+        found: list[asyncpg.Record] = await driver.fetch(sql, *arguments)
+        return found, len(found), list(found[0].keys()) if found else ()
+
+
+def translated(error: Exception, sql: str) -> Exception:
+    """A driver's error as SQLAlchemy's exception of its kind, so that callers catch one
+    kind on both backends (a unique violation is an `IntegrityError`)."""
+    if isinstance(error, sqlite3.Error):
+        return DBAPIError.instance(sql, None, error, sqlite3.Error, hide_parameters=True)
+    if isinstance(error, asyncpg.IntegrityConstraintViolationError):
+        return IntegrityError(sql, None, error, hide_parameters=True)
+    if isinstance(error, asyncpg.PostgresError | asyncpg.InterfaceError):
+        return DBAPIError(sql, None, error, hide_parameters=True)
+    return error

@@ -1,50 +1,52 @@
-"""Engines and transactions.
+"""The database: its connections and its transactions.
 
-SQLite allows one writer at a time: writes go through a one-connection engine whose
-transactions start with BEGIN IMMEDIATE, so concurrent writers queue instead of failing
-half-way, while reads use a pool of their own and see a WAL snapshot. Both run on the event
-loop's thread (`connection.py`): the wait for a connection and for the write lock is an
-asynchronous one, so the loop never blocks on either. PostgreSQL uses one pooled engine for
-both.
-
-Reads run in autocommit on both: each statement sees the latest committed state, and on
-PostgreSQL a read is one round trip instead of three (BEGIN, the statement, ROLLBACK).
-The hottest reads and writes skip SQLAlchemy's execution layer altogether: see `direct.py`.
+PostgreSQL: one asyncpg pool. A read is a bare statement (autocommit: it sees the latest
+committed state, in one round trip instead of three); a write transaction is the
+connection's own `transaction()`. SQLite allows one writer at a time: each thread (so each
+event loop) has one writer connection, whose transactions start with BEGIN IMMEDIATE so
+that concurrent writers queue instead of failing half-way, and one reader connection in
+autocommit that sees a WAL snapshot per statement. Waiting for the write lock is
+asynchronous, so the loop never blocks on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    asynccontextmanager,
+    nullcontext,
+)
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, ParamSpec, Protocol, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+import asyncpg
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import asyncpg as postgresql_asyncpg
+from sqlalchemy.dialects.sqlite import pysqlite
+from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.pool import QueuePool
 
 from supportdesk.db import deadline
 from supportdesk.db.answers import register_functions
-from supportdesk.db.connection import Connection, InlineConnection, PooledConnection
-from supportdesk.db.direct import Compiled, DirectReads, PostgresReader, ReadStatement, SqliteReader
+from supportdesk.db.compiled import Compiled, ReadStatement, Statements, compile_statement
+from supportdesk.db.connection import Connection, translated
 from supportdesk.db.reads import Read
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class StatementSpans(Protocol):
-    """A span per statement: SQLAlchemy's cursor events, or a block around a direct read."""
+    """A span per statement: the statement runs inside `around(sql)`."""
 
-    def before(self, connection: Any, cursor: Any, statement: str, *rest: Any) -> None: ...
-    def after(self, connection: Any, cursor: Any, statement: str, *rest: Any) -> None: ...
-    def failed(self, context: Any) -> None: ...
     def around(self, statement: str) -> AbstractContextManager[object]: ...
 
 
@@ -54,8 +56,6 @@ SQLITE_PRAGMAS = (
     "PRAGMA busy_timeout=10000",
     "PRAGMA synchronous=NORMAL",
 )
-
-
 # How long a writer waits for another process's write lock before it gives up, as the
 # readers' busy_timeout does; the writer waits asynchronously, a step at a time. The steps
 # stay short: a try costs a few µs, and another process's writers chain their transactions
@@ -65,53 +65,16 @@ BEGIN_WRITE = "BEGIN IMMEDIATE"
 _WRITE_STEPS = (0.0005, 0.001, 0.002)
 
 
-def _sqlite_engine(url: str, pool_size: int, begin: str | None) -> Engine:
-    # pysqlite, not aiosqlite: the statements run on the calling thread (connection.py).
-    engine = create_engine(
-        make_url(url).set(drivername="sqlite+pysqlite"),
-        poolclass=QueuePool,
-        pool_size=pool_size,
-        max_overflow=0,
-        hide_parameters=True,
-        connect_args={"check_same_thread": False},
-    )
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Take transaction control away from the driver so BEGIN is ours to choose.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        for pragma in SQLITE_PRAGMAS:
-            cursor.execute(pragma)
-        dbapi_connection.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
-        register_functions(dbapi_connection)
-        if begin is not None:
-            # BEGIN IMMEDIATE answers "locked" at once instead of blocking the event loop;
-            # Database.transaction waits and tries again.
-            cursor.execute("PRAGMA busy_timeout=0")
-        cursor.close()
-
-    if begin is not None:
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(connection: Any) -> None:
-            # Database.transaction begins on the driver's connection itself while it waits
-            # for another process's lock; then SQLAlchemy only follows.
-            if not connection.connection.driver_connection.in_transaction:
-                connection.exec_driver_sql(begin)
-
-    return engine
+def _dialect(backend: str) -> Dialect:
+    """The dialect statements compile for: that of the driver that runs them."""
+    made = postgresql_asyncpg.dialect if backend == "postgresql" else pysqlite.dialect
+    return made(dbapi=made.import_dbapi(), paramstyle="pyformat")
 
 
 class _Turns(threading.local):
-    """Per thread (so per event loop): SQLite's writer's lock and readers' slots, and
-    PostgreSQL's turns of a workspace's writers. A connection is taken from its pool only
-    once a turn is held, so the pool's own (blocking) wait is never reached."""
+    """Per thread (so per event loop): the turns of a workspace's writers on PostgreSQL."""
 
-    def __init__(self, readers: int) -> None:
-        self.write = asyncio.Lock()
-        self.read = asyncio.Semaphore(readers)
-        # PostgreSQL: a lock per workspace whose writers are waiting or writing.
+    def __init__(self) -> None:
         self.workspaces: dict[str, tuple[asyncio.Lock, int]] = {}
 
     @asynccontextmanager
@@ -129,103 +92,99 @@ class _Turns(threading.local):
                 self.workspaces[workspace_id] = (lock, users - 1)
 
 
+class _SqliteConnections(threading.local):
+    """This thread's writer and reader connections, opened when first used."""
+
+    def __init__(self, path: str, opened: list[sqlite3.Connection]) -> None:
+        self.path = path
+        self._opened = opened
+        self.write = asyncio.Lock()
+        self.writer: sqlite3.Connection | None = None
+        self.reader: sqlite3.Connection | None = None
+        self.reading = 0  # reads in progress on the reader
+
+    def open(self, writes: bool) -> sqlite3.Connection:
+        # Transactions are ours to begin: no implicit BEGIN from the driver.
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        for pragma in SQLITE_PRAGMAS:
+            connection.execute(pragma)
+        if writes:
+            # BEGIN IMMEDIATE answers "locked" at once instead of blocking the event loop;
+            # `Database._begin_sqlite` waits and tries again.
+            connection.execute("PRAGMA busy_timeout=0")
+        connection.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
+        register_functions(connection)
+        self._opened.append(connection)
+        return connection
+
+
+async def _json_codecs(connection: asyncpg.Connection) -> None:
+    """JSON and JSONB come back decoded; they go in as the text SQLAlchemy's JSON type
+    makes of a value."""
+    for name in ("json", "jsonb"):
+        await connection.set_type_codec(name, encoder=str, decoder=json.loads, schema="pg_catalog")
+
+
+async def _session_untouched(_connection: asyncpg.Connection) -> None:
+    """A connection back in the pool needs no reset: the service sets no session state,
+    takes no advisory lock and listens to nothing, and asyncpg itself rolls back an open
+    transaction. Its default reset would cost a round trip per read."""
+
+
 class Database:
     """The service's storage: a read path and a write path over one database."""
 
     def __init__(self, url: str, pool_size: int = 10) -> None:
         self.url = url
-        self.dialect = make_url(url).get_backend_name()
-        # The pools are sized from these very numbers, so the budget cannot drift from them.
+        parsed = make_url(url)
+        self.dialect = parsed.get_backend_name()
         self.pool_limits = self.limits_of(url, pool_size)
-        limits = self.pool_limits
-        self.writer: Engine | AsyncEngine
-        self.reader: Engine | AsyncEngine
+        self._statements = Statements(_dialect(self.dialect))
+        self._moved: Callable[[str, int], None] | None = None
         if self.is_sqlite:
             _ensure_sqlite_folder(url)
-            self.writer = _sqlite_engine(url, limits["writer"], BEGIN_WRITE)
-            # Reads run in autocommit: each statement sees the latest committed state.
-            self.reader = _sqlite_engine(url, limits["reader"], None)
-            self._turns = _Turns(limits["reader"])
-            direct: PostgresReader | SqliteReader = SqliteReader(url, SQLITE_PRAGMAS)
+            self._opened: list[sqlite3.Connection] = []
+            self._sqlite = _SqliteConnections(parsed.database or ":memory:", self._opened)
         else:
-            self.writer = create_async_engine(
-                url,
-                pool_size=pool_size,
-                max_overflow=limits["shared"] - pool_size,
-                pool_pre_ping=False,
-                # Errors are logged: parameters may hold key hashes or customer data.
-                hide_parameters=True,
-            )
-            # The same pool; only the connection's autocommit flag differs while it is out.
-            self.reader = self.writer.execution_options(isolation_level="AUTOCOMMIT")
-            direct = PostgresReader(url, limits["direct"])
-            self._turns = _Turns(0)  # only the workspaces' turns (`transaction`)
-        self.direct = DirectReads(direct, self.reader.dialect)
+            self._dsn = parsed.set(drivername="postgresql").render_as_string(False)
+            self._pool: asyncpg.Pool | None = None
+            self._opening = asyncio.Lock()
+            self._turns = _Turns()
 
     @staticmethod
     def limits_of(url: str, pool_size: int) -> dict[str, int]:
         """The most connections of each pool a `Database(url, pool_size)` opens, named as in
-        `watch_pools`. PostgreSQL: the shared pool (writes, and reads through SQLAlchemy)
-        keeps `pool_size` and opens as many again in overflow under bursts; the direct reads
-        open at most `pool_size` asyncpg connections. SQLite: one writer and `pool_size`
-        readers (the direct reads keep one connection per thread, outside any pool)."""
+        `watch_pools`. PostgreSQL: one pool of reads and writes, at most 2 × `pool_size`.
+        SQLite: one writer and one reader (per thread)."""
         if make_url(url).get_backend_name() == "sqlite":
-            return {"writer": 1, "reader": pool_size}
-        return {"shared": 2 * pool_size, "direct": pool_size}
+            return {"writer": 1, "reader": 1}
+        return {"shared": 2 * pool_size}
 
     @staticmethod
     def most_connections(url: str, pool_size: int) -> int:
         """The most database connections a `Database(url, pool_size)`, so one `serve`
-        worker, holds at once: every pool at its limit (docs/deploy.md). On SQLite, which
-        has no connection limit, the direct reads' connection is left out."""
+        worker, holds at once: every pool at its limit (docs/deploy.md)."""
         return sum(Database.limits_of(url, pool_size).values())
 
     @property
     def is_sqlite(self) -> bool:
         return self.dialect == "sqlite"
 
-    @property
-    def engines(self) -> tuple[Engine, ...]:
-        """The (synchronous) engines that own a pool: events and disposal go to these."""
-        writer, reader = _sync_engine(self.writer), _sync_engine(self.reader)
-        return (writer,) if reader.pool is writer.pool else (writer, reader)
-
     def watch_statements(self, seen: Callable[[str], None]) -> None:
-        """Calls `seen(sql)` before every statement this database runs, on either path
-        (SQLAlchemy's engines and the direct reads)."""
-
-        def before(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
-            seen(statement)
-
-        for engine in self.engines:
-            event.listen(engine, "before_cursor_execute", before)
-        self.direct.observers.append(seen)
+        """Calls `seen(sql)` before every statement this database runs."""
+        self._statements.observers.append(seen)
 
     def trace_statements(self, spans: StatementSpans) -> None:
-        """Runs every statement inside its span, on either path."""
-        for engine in self.engines:
-            event.listen(engine, "before_cursor_execute", spans.before)
-            event.listen(engine, "after_cursor_execute", spans.after)
-            event.listen(engine, "handle_error", spans.failed)
-        self.direct.around = spans.around
+        """Runs every statement inside its span."""
+        self._statements.around = spans.around
 
     def watch_pools(self, moved: Callable[[str, int], None]) -> None:
-        """Calls `moved(pool, 1)` when a connection leaves a pool and `moved(pool, -1)` when
-        it is back; pools are named as in `pool_limits`."""
-        named = (
-            {"writer": self.writer, "reader": self.reader}
-            if self.is_sqlite
-            else {"shared": self.writer}
-        )
-        for name, engine in named.items():
-            pool = _sync_engine(engine).pool
-            event.listen(pool, "checkout", lambda *_, name=name: moved(name, 1))
-            event.listen(pool, "checkin", lambda *_, name=name: moved(name, -1))
-        if isinstance(self.direct.reader, PostgresReader):
-            self.direct.reader.watch = lambda delta: moved("direct", delta)
+        """Calls `moved(pool, 1)` when a connection goes to work and `moved(pool, -1)` when
+        it is back; pools are named as in `pool_limits`. SQLite's reader is at work while
+        any read uses it."""
+        self._moved = moved
 
-    @asynccontextmanager
-    async def transaction(self, turn: str | None = None) -> AsyncIterator[Connection]:
+    def transaction(self, turn: str | None = None) -> AbstractAsyncContextManager[Connection]:
         """One write transaction: committed when the block ends, rolled back on error.
 
         `turn`: the workspace whose row the transaction locks early (its ticket counter)
@@ -234,100 +193,151 @@ class Database:
         the database instead, 32 of them cost PostgreSQL more CPU than their writes
         (createIssue: 2,203 against 1,030 µs per request with 8). SQLite's writers take
         turns anyway."""
-        if isinstance(self.writer, AsyncEngine):
-            async with (
-                self._turns.of_workspace(turn) if turn is not None else nullcontext(),
-                self.writer.begin() as pooled,
-            ):
-                connection = PooledConnection(pooled, self.direct, True)
-                yield connection
-                # The writes still waiting (`Connection.write`), then the COMMIT.
-                await connection.send_waiting()
-        else:
-            async with self._turns.write:
-                inline = await self._begin_sqlite(self.writer)
-                try:
-                    yield InlineConnection(inline, self.direct, True)
-                except BaseException:
-                    inline.rollback()
-                    raise
-                else:
-                    inline.commit()
-                finally:
-                    inline.close()
+        if self.is_sqlite:
+            return self._sqlite_transaction()
+        return self._postgres_transaction(turn)
 
-    @staticmethod
-    async def _begin_sqlite(writer: Engine) -> Any:
-        """The writer's connection with BEGIN IMMEDIATE done: when another process holds
-        the write lock, waits for it (asynchronously) for up to SQLITE_WRITE_WAIT. Each try
-        is a statement on the driver's connection: under two processes' writes a
-        transaction may take several, and through SQLAlchemy (a connection, an exception
-        chain) each cost about 35 µs instead of a few."""
-        give_up = time.monotonic() + SQLITE_WRITE_WAIT
-        connection = writer.connect()
-        try:
-            driver = cast(sqlite3.Connection, connection.connection.driver_connection)
-            for attempt in itertools.count():
-                try:
-                    driver.execute(BEGIN_WRITE)
-                    break
-                except sqlite3.OperationalError as error:
-                    if "locked" not in str(error) or time.monotonic() > give_up:
-                        raise OperationalError(BEGIN_WRITE, None, error) from error
-                await asyncio.sleep(_WRITE_STEPS[min(attempt, len(_WRITE_STEPS) - 1)])
-            connection.begin()  # SQLAlchemy's transaction over the driver's (_on_begin)
-        except BaseException:
-            connection.close()
-            raise
-        return connection
+    def read(self) -> AbstractAsyncContextManager[Connection]:
+        """A connection for reads; nothing written through it is kept."""
+        return self._sqlite_read() if self.is_sqlite else self._postgres_read()
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[Connection]:
-        """A connection for reads; nothing written through it is kept."""
-        if isinstance(self.reader, AsyncEngine):
-            async with self.reader.connect() as pooled:
-                yield PooledConnection(pooled, self.direct, False)
-        else:
-            async with self._turns.read:
-                with self.reader.connect() as inline:
-                    yield InlineConnection(inline, self.direct, False)
+    async def _postgres_transaction(self, turn: str | None) -> AsyncIterator[Connection]:
+        async with (
+            self._turns.of_workspace(turn) if turn is not None else nullcontext(),
+            self._connected() as driver,
+        ):
+            connection = Connection(self._statements, driver, True)
+            try:
+                async with driver.transaction():
+                    yield connection
+                    # The writes still waiting (`Connection.write`), then the COMMIT.
+                    await connection.send_waiting()
+            except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                raise translated(error, "COMMIT") from error  # BEGIN's or COMMIT's
+
+    @asynccontextmanager
+    async def _postgres_read(self) -> AsyncIterator[Connection]:
+        async with self._connected() as driver:
+            yield Connection(self._statements, driver, False)
+
+    @asynccontextmanager
+    async def _connected(self) -> AsyncIterator[asyncpg.Connection]:
+        pool = self._pool or await self._open_pool()
+        try:
+            driver = await pool.acquire()
+        except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            raise translated(error, "CONNECT") from error
+        self._tell("shared", 1)
+        try:
+            yield driver
+        finally:
+            await pool.release(driver)
+            self._tell("shared", -1)
+
+    async def _open_pool(self) -> asyncpg.Pool:
+        async with self._opening:
+            if self._pool is None:
+                self._pool = await asyncpg.create_pool(
+                    self._dsn,
+                    min_size=0,
+                    max_size=self.pool_limits["shared"],
+                    init=_json_codecs,
+                    reset=_session_untouched,
+                )
+            return self._pool
+
+    @asynccontextmanager
+    async def _sqlite_transaction(self) -> AsyncIterator[Connection]:
+        local = self._sqlite
+        async with local.write:
+            writer = local.writer or local.open(writes=True)
+            local.writer = writer
+            await self._begin_sqlite(writer)
+            self._tell("writer", 1)
+            try:
+                yield Connection(self._statements, writer, True)
+            except BaseException:
+                writer.rollback()
+                raise
+            else:
+                try:
+                    writer.commit()
+                except sqlite3.Error as error:
+                    raise translated(error, "COMMIT") from error
+            finally:
+                self._tell("writer", -1)
+
+    @staticmethod
+    async def _begin_sqlite(writer: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE on the writer: when another process holds the write lock, waits
+        for it (asynchronously) for up to SQLITE_WRITE_WAIT."""
+        give_up = time.monotonic() + SQLITE_WRITE_WAIT
+        for attempt in itertools.count():
+            try:
+                writer.execute(BEGIN_WRITE)
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > give_up:
+                    raise OperationalError(BEGIN_WRITE, None, error) from error
+            await asyncio.sleep(_WRITE_STEPS[min(attempt, len(_WRITE_STEPS) - 1)])
+
+    @asynccontextmanager
+    async def _sqlite_read(self) -> AsyncIterator[Connection]:
+        local = self._sqlite
+        reader = local.reader or local.open(writes=False)
+        local.reader = reader
+        local.reading += 1
+        if local.reading == 1:
+            self._tell("reader", 1)
+        try:
+            yield Connection(self._statements, reader, False)
+        finally:
+            local.reading -= 1
+            if not local.reading:
+                self._tell("reader", -1)
+
+    def _tell(self, pool: str, delta: int) -> None:
+        if self._moved is not None:
+            self._moved(pool, delta)
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
-        """The models of a read's rows, on a connection of its own, straight on the driver
-        (`Connection.fetch` runs the same read inside a transaction)."""
-        rows = await self.direct.rows(read.statement, parameters)
-        return [read.row(row) for row in rows]
+        """The models of a read's rows, on a read connection of its own."""
+        async with self.read() as connection:
+            return await connection.fetch(read, **parameters)
 
     def compile(self, statement: ReadStatement) -> Compiled:
         """A read's SQL for this database, for a caller that keeps it (`fetch_compiled`)."""
-        return Compiled.of(statement, self.direct.dialect)
+        return compile_statement(statement, self._statements.dialect)
 
     async def fetch_compiled(self, compiled: Compiled, **parameters: Any) -> list[tuple[Any, ...]]:
-        """The rows of a read compiled by `compile`, straight on the driver."""
-        return await self.direct.run(compiled, parameters)
+        """The rows of a read compiled by `compile`."""
+        async with self.read() as connection:
+            return await connection.rows_of(compiled, parameters)
 
     async def ping(self) -> bool:
-        """Whether the database answers through every pool that reads: SQLAlchemy's (on
-        PostgreSQL the writes' pool too) and the direct reads'."""
+        """Whether the database answers a statement."""
         try:
             async with self.read() as connection:
                 await connection.execute(text("SELECT 1"))
-            await self.direct.ping()
         except Exception:
             return False
         return True
 
     async def dispose(self) -> None:
-        await self.direct.close()
-        if isinstance(self.writer, AsyncEngine):
-            await self.writer.dispose()
-        else:
-            for engine in self.engines:
-                engine.dispose()
-
-
-def _sync_engine(engine: Engine | AsyncEngine) -> Engine:
-    return engine.sync_engine if isinstance(engine, AsyncEngine) else engine
+        if self.is_sqlite:
+            opened, self._opened[:] = list(self._opened), []
+            for connection in opened:
+                connection.close()
+            self._sqlite = _SqliteConnections(self._sqlite.path, self._opened)
+            return
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            try:
+                async with asyncio.timeout(5):
+                    await pool.close()
+            except TimeoutError:
+                pool.terminate()  # a statement still running when the process stops
 
 
 def _ensure_sqlite_folder(url: str) -> None:

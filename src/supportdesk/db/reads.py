@@ -1,10 +1,10 @@
 """Compiled reads: a read is written once and run the same way everywhere.
 
 A `Read` is a Core statement with bound parameters plus the function that turns one of its
-rows into a model. `Database.fetch(read, **parameters)` runs it straight on the driver (its
-SQL compiled once per dialect, see `direct.py`); `connection.fetch(read, ...)` runs the very
-same statement on a transaction's driver connection, for a write that must read what it is
-about to change. No read has a second copy for the other path.
+rows into a model. `Database.fetch(read, **parameters)` runs it on a read connection of its
+own (its SQL compiled once per dialect, see `compiled.py`); `connection.fetch(read, ...)`
+runs the very same statement in a transaction, for a write that must read what it is about
+to change.
 
 A list of ids is one bound parameter (`in_ids`), not an IN-list that changes the SQL with its
 length: `= ANY(:ids)` with an array on PostgreSQL, `IN (SELECT value FROM json_each(:ids))`
@@ -28,7 +28,7 @@ from sqlalchemy.sql.elements import BindParameter
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
-from supportdesk.db.direct import ReadStatement
+from supportdesk.db.compiled import ReadStatement
 
 T = TypeVar("T")
 

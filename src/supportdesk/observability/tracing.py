@@ -2,9 +2,9 @@
 over OTLP, and a span for every SQL statement, child of the request's span.
 
 Imported only when OTEL_EXPORTER_OTLP_ENDPOINT is set (app.py): without it no module of
-OpenTelemetry is loaded and nothing is spent. Statements are followed on both paths to the
-database: SQLAlchemy's cursor events on each engine, and the direct reads on the driver
-(db/direct.py), which SQLAlchemy never sees. Spans carry the SQL, never its parameters.
+OpenTelemetry is loaded and nothing is spent. Every statement the database layer runs goes
+through one place (db/connection.py), which runs it inside its span. Spans carry the SQL,
+never its parameters.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
 
 try:
     from opentelemetry import propagate
@@ -29,8 +28,6 @@ except ImportError as error:  # pragma: no cover - depends on what is installed
 from supportdesk.db import Database
 
 SERVICE_NAME = "supportdesk"
-# The execution context's attribute that holds a statement's open span.
-_SPAN = "_supportdesk_span"
 _PROPAGATED = frozenset({b"traceparent", b"tracestate", b"baggage"})
 
 
@@ -83,7 +80,7 @@ def trace_statements(database: Database, tracer: Tracer) -> StatementSpans:
 
 
 class StatementSpans:
-    """A client span around each SQL statement: SQLAlchemy's events, or a context manager."""
+    """A client span around each SQL statement."""
 
     def __init__(self, tracer: Tracer, system: str) -> None:
         self.tracer = tracer
@@ -104,7 +101,7 @@ class StatementSpans:
 
     @contextmanager
     def around(self, statement: str) -> Iterator[Span]:
-        """A direct read's span: db/direct.py runs the statement inside it."""
+        """The statement's span: db/connection.py runs the statement inside it."""
         span = self.start(statement)
         try:
             yield span
@@ -112,23 +109,6 @@ class StatementSpans:
             _end_with_error(span, error)
             raise
         span.end()
-
-    def before(self, _conn: Any, _cursor: Any, statement: str, *args: Any) -> None:
-        context = args[1]  # after the parameters, before `executemany`
-        if context is not None:
-            setattr(context, _SPAN, self.start(statement))
-
-    def after(self, _conn: Any, _cursor: Any, _statement: str, *args: Any) -> None:
-        span = getattr(args[1], _SPAN, None)
-        if span is not None:
-            setattr(args[1], _SPAN, None)
-            span.end()
-
-    def failed(self, failure: Any) -> None:
-        span = getattr(failure.execution_context, _SPAN, None)
-        if span is not None:
-            setattr(failure.execution_context, _SPAN, None)
-            _end_with_error(span, failure.original_exception)
 
 
 def _end_with_error(span: Span, error: BaseException) -> None:
