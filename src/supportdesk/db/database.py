@@ -203,36 +203,40 @@ class Database:
 
     @asynccontextmanager
     async def _postgres_transaction(self, turn: str | None) -> AsyncIterator[Connection]:
-        async with (
-            self._turns.of_workspace(turn) if turn is not None else nullcontext(),
-            self._connected() as driver,
-        ):
-            connection = Connection(self._statements, driver, True)
+        async with self._turns.of_workspace(turn) if turn is not None else nullcontext():
+            pool, driver = await self._acquire()
             try:
+                connection = Connection(self._statements, driver, True)
                 async with driver.transaction():
                     yield connection
                     # The writes still waiting (`Connection.write`), then the COMMIT.
                     await connection.send_waiting()
             except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
                 raise translated(error, "COMMIT") from error  # BEGIN's or COMMIT's
+            finally:
+                await self._release(pool, driver)
 
     @asynccontextmanager
     async def _postgres_read(self) -> AsyncIterator[Connection]:
-        async with self._connected() as driver:
+        pool, driver = await self._acquire()
+        try:
             yield Connection(self._statements, driver, False)
+        finally:
+            await self._release(pool, driver)
 
-    @asynccontextmanager
-    async def _connected(self) -> AsyncIterator[asyncpg.Connection]:
+    async def _acquire(self) -> tuple[asyncpg.Pool, asyncpg.Connection]:
         pool = self._pool or await self._open_pool()
         try:
             driver = await pool.acquire()
         except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise translated(error, "CONNECT") from error
         self._tell("shared", 1)
+        return pool, driver
+
+    async def _release(self, pool: asyncpg.Pool, driver: asyncpg.Connection) -> None:
         try:
-            yield driver
-        finally:
             await pool.release(driver)
+        finally:
             self._tell("shared", -1)
 
     async def _open_pool(self) -> asyncpg.Pool:
@@ -303,8 +307,15 @@ class Database:
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
         """The models of a read's rows, on a read connection of its own."""
-        async with self.read() as connection:
-            return await connection.fetch(read, **parameters)
+        if self.is_sqlite:
+            async with self._sqlite_read() as connection:
+                return await connection.fetch(read, **parameters)
+        # As `read()` has it, without a context manager's steps: the hottest reads come here.
+        pool, driver = await self._acquire()
+        try:
+            return await Connection(self._statements, driver, False).fetch(read, **parameters)
+        finally:
+            await self._release(pool, driver)
 
     def compile(self, statement: ReadStatement) -> Compiled:
         """A read's SQL for this database, for a caller that keeps it (`fetch_compiled`)."""
