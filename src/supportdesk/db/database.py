@@ -248,6 +248,8 @@ class Database:
                     max_size=self.pool_limits["shared"],
                     init=_json_codecs,
                     reset=_session_untouched,
+                    # Kept open while the worker runs: no idle timer armed at every release.
+                    max_inactive_connection_lifetime=0,
                 )
             return self._pool
 
@@ -307,15 +309,11 @@ class Database:
 
     async def fetch(self, read: Read[T], **parameters: Any) -> list[T]:
         """The models of a read's rows, on a read connection of its own."""
-        if self.is_sqlite:
-            async with self._sqlite_read() as connection:
-                return await connection.fetch(read, **parameters)
-        # As `read()` has it, without a context manager's steps: the hottest reads come here.
-        pool, driver = await self._acquire()
-        try:
-            return await Connection(self._statements, driver, False).fetch(read, **parameters)
-        finally:
-            await self._release(pool, driver)
+        rows = await self.fetch_compiled(
+            self._statements.of(read.statement, parameters), **parameters
+        )
+        make = read.row
+        return [make(row) for row in rows]
 
     def compile(self, statement: ReadStatement) -> Compiled:
         """A read's SQL for this database, for a caller that keeps it (`fetch_compiled`)."""
@@ -323,8 +321,15 @@ class Database:
 
     async def fetch_compiled(self, compiled: Compiled, **parameters: Any) -> list[tuple[Any, ...]]:
         """The rows of a read compiled by `compile`."""
-        async with self.read() as connection:
-            return await connection.rows_of(compiled, parameters)
+        if self.is_sqlite:
+            async with self._sqlite_read() as connection:
+                return await connection.rows_of(compiled, parameters)
+        # As `read()` has it, without a context manager's steps: the hottest reads come here.
+        pool, driver = await self._acquire()
+        try:
+            return await Connection(self._statements, driver, False).rows_of(compiled, parameters)
+        finally:
+            await self._release(pool, driver)
 
     async def ping(self) -> bool:
         """Whether the database answers a statement."""
