@@ -1,6 +1,6 @@
-"""One connection, two ways to run a statement: SQLAlchemy's, and the driver's for the hot
-paths. Both take part in the same transaction, on both backends; SQLite's writer waits for
-another process's write lock without stopping the event loop."""
+"""One connection type runs every statement on the driver: prebuilt statements and those
+built per call take part in the same transaction, on both backends; SQLite's writer waits
+for another process's write lock without stopping the event loop."""
 
 from __future__ import annotations
 

@@ -141,6 +141,7 @@ class Database:
         self.pool_limits = self.limits_of(url, pool_size)
         self._statements = Statements(_dialect(self.dialect))
         self._moved: Callable[[str, int], None] | None = None
+        self._after_commit: list[Callable[[], None]] = []
         if self.is_sqlite:
             _ensure_sqlite_folder(url)
             self._opened: list[sqlite3.Connection] = []
@@ -197,6 +198,16 @@ class Database:
             return self._sqlite_transaction()
         return self._postgres_transaction(turn)
 
+    def after_commit(self, committed: Callable[[], None]) -> None:
+        """Calls `committed()` after every write transaction this process commits, once its
+        connection is given back: whoever it wakes (the live event stream) sees what was
+        written. It runs on the committing task and must not block."""
+        self._after_commit.append(committed)
+
+    def _committed(self) -> None:
+        for committed in self._after_commit:
+            committed()
+
     def read(self) -> AbstractAsyncContextManager[Connection]:
         """A connection for reads; nothing written through it is kept."""
         return self._sqlite_read() if self.is_sqlite else self._postgres_read()
@@ -215,6 +226,7 @@ class Database:
                 raise translated(error, "COMMIT") from error  # BEGIN's or COMMIT's
             finally:
                 await self._release(pool, driver)
+        self._committed()
 
     @asynccontextmanager
     async def _postgres_read(self) -> AsyncIterator[Connection]:
@@ -273,6 +285,7 @@ class Database:
                     raise translated(error, "COMMIT") from error
             finally:
                 self._tell("writer", -1)
+        self._committed()
 
     @staticmethod
     async def _begin_sqlite(writer: sqlite3.Connection) -> None:
