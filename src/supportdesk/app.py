@@ -25,8 +25,9 @@ from supportdesk.http.health import healthz, readyz
 from supportdesk.http.metrics import metrics
 from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
+from supportdesk.live import LiveEvents
 from supportdesk.observability.exposition import metrics_enabled
-from supportdesk.observability.metrics import RequestMetrics, watch_database
+from supportdesk.observability.metrics import RequestMetrics, StreamMetrics, watch_database
 from supportdesk.rest import rest_mount
 from supportdesk.web import settings_app
 
@@ -53,11 +54,14 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     request_metrics = RequestMetrics() if measured else None
     if request_metrics is not None:
         watch_database(database)
+    live = LiveEvents(database, settings, StreamMetrics() if measured else None)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Webhooks are not delivered here: a dispatcher process does it (dispatch/role.py).
+        await live.start()
         yield
+        await live.stop()
         await limiter.close()
         await database.dispose()
         if app.state.tracing is not None:
@@ -86,6 +90,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.db = database
     app.state.schema = schema
     app.state.limiter = limiter
+    app.state.live = live
     app.state.tracing = None
     app.state.webhooks = WebhookSetup(
         server_key, EndpointPolicy(allow_private=settings.webhook_allow_private)

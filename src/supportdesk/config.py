@@ -115,6 +115,12 @@ class Settings(BaseSettings):
     # (dispatcher.LEASE_MARGIN_SECONDS), or two dispatchers may both send an attempt.
     webhook_lease_seconds: float = Field(default=60, gt=0)
 
+    # The live event stream (docs/events-stream.md): open streams per key, events a stream
+    # may have waiting before its reader is cut off as too slow, and the keep-alive comment.
+    event_streams_per_key: int = Field(default=10, ge=1)
+    event_stream_buffer: int = Field(default=1000, ge=1)
+    event_stream_keepalive_seconds: float = Field(default=15, gt=0)
+
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod
     def _retry_schedule(cls, value: str | Iterable[float]) -> tuple[float, ...]:

@@ -202,3 +202,12 @@ async def record_last_used(db: Database, principal: Principal, at: datetime) -> 
             )
             .values(last_used_at=at)
         )
+
+
+async def is_still_active(db: Database, principal: Principal, at: datetime) -> bool:
+    """Whether the principal's key is neither revoked nor expired at `at`: for a request
+    that outlives its authentication (a live stream)."""
+    query = select(api_keys.c.id).where(key_still_active())
+    parameters = {"workspace_id": principal.workspace_id, **key_check_parameters(principal, at)}
+    async with db.read() as connection:
+        return await connection.scalar(query, parameters) is not None

@@ -22,6 +22,17 @@ def _any(*scopes: str) -> frozenset[str]:
     return frozenset(scopes)
 
 
+_EVENT_READERS = _any(
+    "issues:read",
+    "contacts:read",
+    "accounts:read",
+    "articles:read",
+    "machine_users:manage",
+    "api_keys:manage",
+    "webhooks:manage",
+    "members:read",
+)
+
 PERMISSIONS: dict[str, frozenset[str]] = {
     # Keys, principals, audit
     "Query.apiInfo": ANY_STANDARD_KEY,
@@ -36,16 +47,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "ApiKey.machineUser": _any("api_keys:manage", "machine_users:manage"),
     # The change feed: any scope that reads some event's object; each event is then
     # filtered by its own (domain/events/catalogue.py).
-    "Query.events": _any(
-        "issues:read",
-        "contacts:read",
-        "accounts:read",
-        "articles:read",
-        "machine_users:manage",
-        "api_keys:manage",
-        "webhooks:manage",
-        "members:read",
-    ),
+    "Query.events": _EVENT_READERS,
     # Webhook endpoints and their deliveries (docs/webhooks.md)
     "Query.webhookEndpoints": _any("webhooks:manage"),
     "Mutation.createWebhookEndpoint": _any("webhooks:manage"),
@@ -110,6 +112,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     # The REST interface under /v1 (docs/rest-v1.md): the scopes of the same operations.
     "REST.createIssue": _any("issues:create", "issues:write"),
     "REST.getIssue": _any("issues:read"),
+    "REST.streamEvents": _EVENT_READERS,
 }
 
 # The scopes that allow reading one object of a type through `node(id)`.

@@ -1,0 +1,9 @@
+"""Live events (docs/events-stream.md): the event log pushed to open streams as it grows,
+read once per process by a tailer and fanned out to each stream's bounded buffer."""
+
+from supportdesk.live import shutdown, sse
+from supportdesk.live.feed import Feed, Reset, visible_types
+from supportdesk.live.hub import LiveEvents
+from supportdesk.live.subscription import FeedOverflow
+
+__all__ = ["Feed", "FeedOverflow", "LiveEvents", "Reset", "shutdown", "sse", "visible_types"]

@@ -1,0 +1,27 @@
+"""Server-sent events framing (the HTML standard's `text/event-stream`): one message per
+event, with `id` the sequence a client resumes from with `Last-Event-ID`."""
+
+from __future__ import annotations
+
+import orjson
+
+from supportdesk.domain.events import Event
+from supportdesk.live.feed import Reset
+
+MEDIA_TYPE = "text/event-stream"
+
+
+def event_message(event: Event) -> bytes:
+    """`id: <sequence>`, `event: <type>`, `data: <the event's JSON on one line>`."""
+    data = orjson.dumps(event.body())
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (event.sequence, event.type.encode(), data)
+
+
+def reset_message(reset: Reset) -> bytes:
+    # No `id`: the client's Last-Event-ID stays where it was until the next event.
+    data = orjson.dumps({"oldestSequence": reset.oldest_sequence})
+    return b"event: reset\ndata: %s\n\n" % data
+
+
+def comment(text: str) -> bytes:
+    return b": %s\n\n" % text.encode()
