@@ -3,8 +3,10 @@ queue, so that a test waits for what it expects with a time-out."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import socket
 import threading
 import time
 from typing import Any
@@ -90,6 +92,13 @@ class Stream:
         return False
 
     def close(self) -> None:
+        # The reading thread is blocked in recv(): closing alone would not end the
+        # connection while it is; a shutdown does, and the server sees the client go.
+        network = self.response.extensions.get("network_stream")
+        connected = network.get_extra_info("socket") if network is not None else None
+        if connected is not None:
+            with contextlib.suppress(OSError):
+                connected.shutdown(socket.SHUT_RDWR)
         self.response.close()
         self.http.close()
 
