@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
@@ -18,9 +18,12 @@ from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.documents import DocumentRunner
 from supportdesk.graphql.limits import Limits
 from supportdesk.graphql.schema import build_schema
+from supportdesk.graphql.streams import SubscriptionRunner
 from supportdesk.http.access_log import AccessLogMiddleware
 from supportdesk.http.errors import ErrorMaskingMiddleware
 from supportdesk.http.graphql_endpoint import GraphQLEndpoint
+from supportdesk.http.graphql_sse import GraphQLStreamEndpoint
+from supportdesk.http.graphql_ws import GraphQLWebSocket
 from supportdesk.http.health import healthz, readyz
 from supportdesk.http.metrics import metrics
 from supportdesk.http.rate_limit import rate_limiter
@@ -55,6 +58,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     if request_metrics is not None:
         watch_database(database)
     live = LiveEvents(database, settings, StreamMetrics() if measured else None)
+    subscriptions = SubscriptionRunner(schema, executor, database, live, endpoint.cursor_key)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -71,6 +75,12 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         routes=[
             # An ASGI endpoint: every method reaches it, so each gets our JSON 405.
             Route("/graphql", endpoint),
+            # Subscriptions (docs/events-stream.md): the same path over WebSocket, and SSE.
+            WebSocketRoute("/graphql", GraphQLWebSocket(subscriptions, endpoint.admission)),
+            Route(
+                "/graphql/stream",
+                GraphQLStreamEndpoint(subscriptions, endpoint.admission, settings),
+            ),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             # No key asked: only where the operator says (docs/operations.md).

@@ -48,6 +48,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     # The change feed: any scope that reads some event's object; each event is then
     # filtered by its own (domain/events/catalogue.py).
     "Query.events": _EVENT_READERS,
+    "Subscription.events": _EVENT_READERS,
     # Webhook endpoints and their deliveries (docs/webhooks.md)
     "Query.webhookEndpoints": _any("webhooks:manage"),
     "Mutation.createWebhookEndpoint": _any("webhooks:manage"),

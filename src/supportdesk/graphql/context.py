@@ -13,6 +13,7 @@ from supportdesk.db import Database
 from supportdesk.domain.audit import Actor, key_actor
 from supportdesk.domain.pagination import Cursors
 from supportdesk.domain.webhooks.setup import WebhookSetup
+from supportdesk.live import LiveEvents
 
 if TYPE_CHECKING:
     from supportdesk.graphql.loaders import Loaders
@@ -27,6 +28,8 @@ class Context:
     cursors: Cursors
     client_ip: str | None = None
     webhooks: WebhookSetup | None = None
+    # The process's live events, for subscriptions (graphql/event_subscription.py).
+    live: LiveEvents | None = None
     _loaders: Loaders | None = field(default=None, repr=False)
 
     @property

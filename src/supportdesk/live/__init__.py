@@ -5,5 +5,16 @@ from supportdesk.live import shutdown, sse
 from supportdesk.live.feed import Feed, Reset, visible_types
 from supportdesk.live.hub import LiveEvents
 from supportdesk.live.subscription import FeedOverflow
+from supportdesk.live.watch import StreamEnded, watched
 
-__all__ = ["Feed", "FeedOverflow", "LiveEvents", "Reset", "shutdown", "sse", "visible_types"]
+__all__ = [
+    "Feed",
+    "FeedOverflow",
+    "LiveEvents",
+    "Reset",
+    "StreamEnded",
+    "shutdown",
+    "sse",
+    "visible_types",
+    "watched",
+]

@@ -1,7 +1,10 @@
 """Server-sent events framing (the HTML standard's `text/event-stream`): one message per
-event, with `id` the sequence a client resumes from with `Last-Event-ID`."""
+event, with `id` the sequence a client resumes from with `Last-Event-ID`; and the
+graphql-sse protocol's messages."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import orjson
 
@@ -25,3 +28,12 @@ def reset_message(reset: Reset) -> bytes:
 
 def comment(text: str) -> bytes:
     return b": %s\n\n" % text.encode()
+
+
+# The graphql-sse protocol's messages (distinct connections mode): each payload of the
+# subscription as `next`, then `complete` when it ends.
+COMPLETE = b"event: complete\ndata:\n\n"
+
+
+def next_message(payload: dict[str, Any]) -> bytes:
+    return b"event: next\ndata: %s\n\n" % orjson.dumps(payload)

@@ -15,17 +15,13 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from supportdesk.auth.authenticate import is_still_active
 from supportdesk.auth.principal import Principal
 from supportdesk.domain.clock import now
-from supportdesk.live import Feed, FeedOverflow, LiveEvents, Reset, shutdown, sse
+from supportdesk.live import Feed, FeedOverflow, LiveEvents, Reset, sse
+from supportdesk.live.watch import key_ends, shutdown_begins
 
 logger = logging.getLogger("supportdesk.live")
 
-# How often an open stream checks that its key is still active, and that the process is
-# not shutting down: a revoked key's stream ends within this plus a statement.
-CHECK_SECONDS = 2.0
-SHUTDOWN_CHECK_SECONDS = 0.5
 # How long the last write may wait for a reader that stopped reading.
 CLOSING_SECONDS = 1.0
 
@@ -74,8 +70,8 @@ class EventStreamResponse(Response):
         watched: dict[asyncio.Task[Any], bool] = {
             self._task(self._pump()): True,
             self._task(self._keep_alive()): True,
-            self._task(self._watch_key()): True,
-            self._task(self._watch_shutdown()): True,
+            self._task(key_ends(self.live.db, self.principal)): True,
+            self._task(shutdown_begins()): True,
             self._task(self.feed.subscription.overflowed.wait()): False,
             self._task(_disconnected(receive)): False,
         }
@@ -123,19 +119,6 @@ class EventStreamResponse(Response):
             await asyncio.sleep(self._written_at + self.keep_alive - time.monotonic())
             if time.monotonic() - self._written_at >= self.keep_alive:
                 await self._write(sse.comment("keep-alive"))
-
-    async def _watch_key(self) -> None:
-        while True:
-            await asyncio.sleep(CHECK_SECONDS)
-            try:
-                if not await is_still_active(self.live.db, self.principal, now()):
-                    return
-            except Exception:  # a database hiccup does not end the stream
-                logger.warning("could not check an event stream's key", exc_info=True)
-
-    async def _watch_shutdown(self) -> None:
-        while not shutdown.is_stopping():  # noqa: ASYNC110 (set from a signal handler)
-            await asyncio.sleep(SHUTDOWN_CHECK_SECONDS)
 
 
 async def _disconnected(receive: Receive) -> None:
