@@ -12,7 +12,7 @@ from supportdesk.db import Database
 from supportdesk.db.commits import after_commits
 from supportdesk.live.feed import Feed, open_feed
 from supportdesk.live.signals import signals_for
-from supportdesk.live.slots import StreamSlots
+from supportdesk.live.slots import StreamSlots, stream_slots
 from supportdesk.live.tailer import Tailer
 from supportdesk.observability.metrics import StreamMetrics
 
@@ -28,7 +28,9 @@ class LiveEvents:
         self.metrics = metrics
         self.tailer = Tailer(db, POLL_SECONDS)
         self.signals = signals_for(settings.database_url, settings.redis_url)
-        self.slots = StreamSlots(settings.event_streams_per_key)
+        self.slots: StreamSlots = stream_slots(
+            settings.redis_url, settings.rate_limit_prefix, settings.event_streams_per_key
+        )
         self._listening: asyncio.Task[None] | None = None
         after_commits(db, self._committed)
 
@@ -41,6 +43,7 @@ class LiveEvents:
         self.signals.committed()
 
     async def start(self) -> None:
+        await self.slots.start()
         self._listening = asyncio.create_task(self.signals.listen(self.tailer.wake))
 
     async def stop(self) -> None:
@@ -50,6 +53,7 @@ class LiveEvents:
                 await self._listening
         await self.tailer.stop()
         await self.signals.close()
+        await self.slots.close()
 
     async def feed(self, principal: Principal, after: int | None, types: frozenset[str]) -> Feed:
         """The events after `after` of `types` (already narrowed to what the key may

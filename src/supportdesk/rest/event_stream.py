@@ -74,6 +74,7 @@ async def stream_events(request: Request, principal: Principal) -> Response:
     except InvalidArgument as error:
         last = error.extensions["lastSequence"]
         raise RestError(400, "BAD_USER_INPUT", str(error), last_sequence=last) from None
-    if not live.slots.take(principal.key_id):
+    lease = await live.slots.take(principal.key_id)
+    if lease is None:
         raise too_many_streams(live.slots.per_key)
-    return EventStreamResponse(live, feed, principal)
+    return EventStreamResponse(live, feed, principal, lease)

@@ -18,6 +18,7 @@ from starlette.types import Receive, Scope, Send
 from supportdesk.auth.principal import Principal
 from supportdesk.domain.clock import now
 from supportdesk.live import Feed, FeedOverflow, LiveEvents, Reset, sse
+from supportdesk.live.slots import Lease
 from supportdesk.live.watch import key_ends, shutdown_begins
 
 logger = logging.getLogger("supportdesk.live")
@@ -35,11 +36,12 @@ STREAM_HEADERS = {
 class EventStreamResponse(Response):
     media_type = sse.MEDIA_TYPE
 
-    def __init__(self, live: LiveEvents, feed: Feed, principal: Principal) -> None:
+    def __init__(self, live: LiveEvents, feed: Feed, principal: Principal, lease: Lease) -> None:
         super().__init__(headers=STREAM_HEADERS, media_type=sse.MEDIA_TYPE)
         self.live = live
         self.feed = feed
         self.principal = principal
+        self.lease = lease
         self.keep_alive = live.settings.event_stream_keepalive_seconds
         self._send: Send | None = None
         self._written_at = time.monotonic()
@@ -61,7 +63,7 @@ class EventStreamResponse(Response):
                 if await self._stream(receive):
                     await self._finish()
         finally:
-            self.live.slots.give_back(self.principal.key_id)
+            self.live.slots.give_back(self.lease)
             if metrics is not None:
                 metrics.closed()
 
