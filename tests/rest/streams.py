@@ -42,6 +42,8 @@ class Stream:
         self.status = self.response.status_code
         self.headers = self.response.headers
         self.items: queue.Queue[Any] = queue.Queue()
+        # (time.time() on arrival, the message id) of every message, for latency figures.
+        self.arrivals: list[tuple[float, str]] = []
         self.body: Any = None
         if self.status != 200:
             self.response.read()
@@ -58,6 +60,7 @@ class Stream:
                     self.items.put(line)
             else:
                 for message in EventSource(self.response).iter_sse():
+                    self.arrivals.append((time.time(), message.id))
                     self.items.put(message)
         except httpx.HTTPError:
             pass  # closed by the test
