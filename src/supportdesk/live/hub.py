@@ -11,6 +11,7 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.commits import after_commits
 from supportdesk.live.feed import Feed, open_feed
+from supportdesk.live.key_watch import KeyWatch
 from supportdesk.live.signals import signals_for
 from supportdesk.live.slots import StreamSlots, stream_slots
 from supportdesk.live.tailer import Tailer
@@ -31,6 +32,7 @@ class LiveEvents:
         self.slots: StreamSlots = stream_slots(
             settings.redis_url, settings.rate_limit_prefix, settings.event_streams_per_key
         )
+        self.keys = KeyWatch(db)
         self._listening: asyncio.Task[None] | None = None
         after_commits(db, self._committed)
 
@@ -44,6 +46,7 @@ class LiveEvents:
 
     async def start(self) -> None:
         await self.slots.start()
+        await self.keys.start()
         self._listening = asyncio.create_task(self.signals.listen(self.tailer.wake))
 
     async def stop(self) -> None:
@@ -52,6 +55,7 @@ class LiveEvents:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listening
         await self.tailer.stop()
+        await self.keys.stop()
         await self.signals.close()
         await self.slots.close()
 

@@ -19,7 +19,7 @@ from supportdesk.auth.principal import Principal
 from supportdesk.domain.clock import now
 from supportdesk.live import Feed, FeedOverflow, LiveEvents, Reset, sse
 from supportdesk.live.slots import Lease
-from supportdesk.live.watch import key_ends, shutdown_begins
+from supportdesk.live.watch import shutdown_begins
 
 logger = logging.getLogger("supportdesk.live")
 
@@ -56,6 +56,7 @@ class EventStreamResponse(Response):
         metrics = self.live.metrics
         if metrics is not None:
             metrics.opened()
+        self._key_ended = self.live.keys.watch(self.principal)
         try:
             self._send = send
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
@@ -63,6 +64,7 @@ class EventStreamResponse(Response):
                 if await self._stream(receive):
                     await self._finish()
         finally:
+            self.live.keys.unwatch(self.principal, self._key_ended)
             self.live.slots.give_back(self.lease)
             if metrics is not None:
                 metrics.closed()
@@ -72,7 +74,7 @@ class EventStreamResponse(Response):
         watched: dict[asyncio.Task[Any], bool] = {
             self._task(self._pump()): True,
             self._task(self._keep_alive()): True,
-            self._task(key_ends(self.live.db, self.principal)): True,
+            self._task(self._key_ended.wait()): True,
             self._task(shutdown_begins()): True,
             self._task(self.feed.subscription.overflowed.wait()): False,
             self._task(_disconnected(receive)): False,
