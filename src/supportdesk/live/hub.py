@@ -10,16 +10,20 @@ from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.commits import after_commits
+from supportdesk.live import shutdown
 from supportdesk.live.feed import Feed, open_feed
 from supportdesk.live.key_watch import KeyWatch
 from supportdesk.live.signals import signals_for
 from supportdesk.live.slots import StreamSlots, stream_slots
+from supportdesk.live.sse import EncodedEvents
 from supportdesk.live.tailer import Tailer
 from supportdesk.observability.metrics import StreamMetrics
 
 # How often the tailer looks at the log when no signal came: the longest an event waits
 # when a signal is lost, or with SQLite's several processes and no Redis.
 POLL_SECONDS = 0.5
+# How often the process looks whether it is shutting down, for its open streams to end.
+SHUTDOWN_CHECK_SECONDS = 0.5
 
 
 class LiveEvents:
@@ -33,6 +37,10 @@ class LiveEvents:
             settings.redis_url, settings.rate_limit_prefix, settings.event_streams_per_key
         )
         self.keys = KeyWatch(db)
+        self.messages = EncodedEvents()
+        # Set when the process begins to shut down: every open stream ends then.
+        self.stopping = asyncio.Event()
+        self._watching_shutdown: asyncio.Task[None] | None = None
         self._listening: asyncio.Task[None] | None = None
         after_commits(db, self._committed)
 
@@ -47,13 +55,20 @@ class LiveEvents:
     async def start(self) -> None:
         await self.slots.start()
         await self.keys.start()
+        self._watching_shutdown = asyncio.create_task(self._watch_shutdown())
         self._listening = asyncio.create_task(self.signals.listen(self.tailer.wake))
 
+    async def _watch_shutdown(self) -> None:
+        while not shutdown.is_stopping():  # noqa: ASYNC110 (set from a signal handler)
+            await asyncio.sleep(SHUTDOWN_CHECK_SECONDS)
+        self.stopping.set()
+
     async def stop(self) -> None:
-        if self._listening is not None:
-            self._listening.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listening
+        for task in (self._listening, self._watching_shutdown):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.tailer.stop()
         await self.keys.stop()
         await self.signals.close()

@@ -37,3 +37,23 @@ COMPLETE = b"event: complete\ndata:\n\n"
 
 def next_message(payload: dict[str, Any]) -> bytes:
     return b"event: next\ndata: %s\n\n" % orjson.dumps(payload)
+
+
+class EncodedEvents:
+    """Each event's message encoded once per set of scopes that reads it, not once per
+    stream: every stream of a process is sent the same few events at about the same time."""
+
+    SIZE = 1024
+
+    def __init__(self) -> None:
+        self._encoded: dict[tuple[str, int, frozenset[str]], bytes] = {}
+
+    def message(self, event: Event, scopes: frozenset[str]) -> bytes:
+        """`event` as a key holding `scopes` sees it (already narrowed to them)."""
+        key = (event.workspace_id, event.sequence, scopes)
+        encoded = self._encoded.get(key)
+        if encoded is None:
+            if len(self._encoded) >= self.SIZE:
+                del self._encoded[next(iter(self._encoded))]  # the oldest
+            encoded = self._encoded[key] = event_message(event)
+        return encoded

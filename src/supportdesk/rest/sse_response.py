@@ -19,7 +19,6 @@ from supportdesk.auth.principal import Principal
 from supportdesk.domain.clock import now
 from supportdesk.live import Feed, FeedOverflow, LiveEvents, Reset, sse
 from supportdesk.live.slots import Lease
-from supportdesk.live.watch import shutdown_begins
 
 logger = logging.getLogger("supportdesk.live")
 
@@ -75,7 +74,7 @@ class EventStreamResponse(Response):
             self._task(self._pump()): True,
             self._task(self._keep_alive()): True,
             self._task(self._key_ended.wait()): True,
-            self._task(shutdown_begins()): True,
+            self._task(self.live.stopping.wait()): True,
             self._task(self.feed.subscription.overflowed.wait()): False,
             self._task(_disconnected(receive)): False,
         }
@@ -113,7 +112,7 @@ class EventStreamResponse(Response):
                 if isinstance(item, Reset):
                     await self._write(sse.reset_message(item))
                     continue
-                await self._write(sse.event_message(item))
+                await self._write(self.live.messages.message(item, self.principal.scopes))
                 if metrics is not None and self.feed.caught_up:
                     metrics.written((now() - item.created_at).total_seconds())
             await asyncio.Event().wait()
