@@ -1,7 +1,8 @@
 """`python -m bench [--quick] [--backend sqlite|postgresql] ...`, `python -m bench profile`,
 `python -m bench split` (an endpoint's cost, process by process),
 `python -m bench instructions [--only issue,...] [--record]` and
-`python -m bench compare --against REV` (a webhook delivery's cost here and in REV)."""
+`python -m bench compare --against REV` (a webhook delivery's cost here and in REV) and
+`python -m bench stream` (2,000 live event streams on one worker)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "command",
         nargs="?",
         default="run",
-        choices=["run", "profile", "instructions", "split", "compare"],
+        choices=["run", "profile", "instructions", "split", "compare", "stream"],
     )
     parser.add_argument(
         "--quick", action="store_true", help="one round, fewer scenarios, no 100k workspace"
@@ -103,6 +104,11 @@ def main(argv: list[str]) -> int:
             raise SystemExit("compare needs --against REV")
         # Six rounds of ten seconds unless told: the paired figures need a few rounds.
         compare(replace(options, seconds=args.seconds or 10, rounds=args.rounds or 6), args.against)
+        return 0
+    if args.command == "stream":
+        from bench.stream import stream
+
+        stream(options)
         return 0
     if args.command == "profile":
         from bench.profile import profile
