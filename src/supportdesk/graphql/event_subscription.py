@@ -21,7 +21,15 @@ from supportdesk.domain.errors import InvalidArgument
 from supportdesk.graphql.context import Info
 from supportdesk.graphql.errors import graphql_error
 from supportdesk.graphql.events import Event
-from supportdesk.live import Feed, LiveEvents, Reset, StreamEnded, visible_types, watched
+from supportdesk.live import (
+    Feed,
+    Lease,
+    LiveEvents,
+    Reset,
+    StreamEnded,
+    visible_types,
+    watched,
+)
 
 
 def events_expired(reset: Reset) -> GraphQLError:
@@ -52,10 +60,11 @@ class EventStream:
     """One subscription's source stream. It holds one of the key's stream slots from its
     making until it is closed (`aclose`, which the executor calls however it ends)."""
 
-    def __init__(self, live: LiveEvents, feed: Feed, principal: Principal) -> None:
+    def __init__(self, live: LiveEvents, feed: Feed, principal: Principal, lease: Lease) -> None:
         self._live = live
         self._feed = feed
         self._principal = principal
+        self._lease = lease
         self._items = self._run()
         self._open = True
         if live.metrics is not None:
@@ -74,7 +83,7 @@ class EventStream:
         try:
             await self._items.aclose()
         finally:
-            self._live.slots.give_back(self._principal.key_id)
+            self._live.slots.give_back(self._lease)
             if self._live.metrics is not None:
                 self._live.metrics.closed()
 
@@ -82,7 +91,7 @@ class EventStream:
         live = self._live
         async with self._feed:
             try:
-                async for item in watched(live.db, self._feed, self._principal):
+                async for item in watched(live, self._feed, self._principal):
                     if isinstance(item, Reset):
                         yield events_expired(item)
                         continue
@@ -118,11 +127,12 @@ class EventSubscriptions:
         if not await is_still_active(live.db, principal, now()):
             raise _ended(StreamEnded("key"), live.settings.event_stream_buffer)
         feed = await live.feed(principal, after, wanted)
-        if not live.slots.take(principal.key_id):
+        lease = await live.slots.take(principal.key_id)
+        if lease is None:
             limit = live.slots.per_key
             raise graphql_error(
                 "LIMIT_REACHED",
                 f"This key has {limit} event streams open, the most it may; close one first.",
                 limit=limit,
             )
-        return EventStream(live, feed, principal)  # type: ignore[return-value]
+        return EventStream(live, feed, principal, lease)  # type: ignore[return-value]

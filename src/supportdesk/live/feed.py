@@ -101,10 +101,9 @@ class Feed:
     async def _backlog(self) -> AsyncIterator[Event]:
         types = tuple(self.subscription.types)
         while True:
-            async with self._db.read() as connection:
-                page = await events_after(
-                    connection, self._principal.workspace_id, self._position, types, PAGE
-                )
+            page = await events_after(
+                self._db, self._principal.workspace_id, self._position, types, PAGE
+            )
             for event in page:
                 self._position = event.sequence
                 yield as_seen_by(event, self._principal.scopes)
@@ -122,8 +121,7 @@ async def open_feed(
 ) -> Feed:
     """The feed of events after sequence `after` (None: from now); InvalidArgument when
     `after` is past the workspace's last event. Nothing is subscribed until it is iterated."""
-    async with db.read() as connection:
-        oldest, last = await kept_from(connection, principal.workspace_id)
+    oldest, last = await kept_from(db, principal.workspace_id)
     if after is None:
         after = last
     elif after > last:

@@ -17,8 +17,7 @@ from starlette.types import Receive, Scope, Send
 
 from supportdesk.auth.principal import Principal
 from supportdesk.domain.clock import now
-from supportdesk.live import Feed, FeedOverflow, LiveEvents, Reset, sse
-from supportdesk.live.slots import Lease
+from supportdesk.live import Feed, FeedOverflow, Lease, LiveEvents, Reset, sse
 
 logger = logging.getLogger("supportdesk.live")
 

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import and_, or_, select
 
 from supportdesk.db import Database
-from supportdesk.db.connection import Connection
 from supportdesk.db.tables import events, workspaces
 from supportdesk.domain.events.log import EVENT_COLUMNS, Event
 from supportdesk.domain.events.queries import oldest_sequence
@@ -47,7 +46,7 @@ async def events_after_each(db: Database, positions: Mapping[str, int], limit: i
 
 
 async def events_after(
-    connection: Connection, workspace_id: str, after: int, types: Sequence[str], limit: int
+    db: Database, workspace_id: str, after: int, types: Sequence[str], limit: int
 ) -> list[Event]:
     """Up to `limit` events of `types` after sequence `after`, oldest first."""
     query = (
@@ -60,13 +59,18 @@ async def events_after(
         .order_by(events.c.sequence)
         .limit(limit)
     )
-    return [Event(*row) for row in (await connection.execute(query)).all()]
+    async with db.read() as connection:
+        return [Event(*row) for row in (await connection.execute(query)).all()]
 
 
-async def kept_from(connection: Connection, workspace_id: str) -> tuple[int, int]:
+async def kept_from(db: Database, workspace_id: str) -> tuple[int, int]:
     """The oldest sequence the log still keeps (one past the last when it keeps none) and
     the last one written."""
-    last = await connection.scalar(
-        select(workspaces.c.last_event_sequence).where(workspaces.c.id == workspace_id)
-    )
-    return await oldest_sequence(connection, workspace_id, int(last or 0)), int(last or 0)
+    async with db.read() as connection:
+        last = int(
+            await connection.scalar(
+                select(workspaces.c.last_event_sequence).where(workspaces.c.id == workspace_id)
+            )
+            or 0
+        )
+        return await oldest_sequence(connection, workspace_id, last), last
