@@ -16,7 +16,13 @@ from types import TracebackType
 from supportdesk.auth.principal import Principal
 from supportdesk.db import Database
 from supportdesk.domain.errors import InvalidArgument
-from supportdesk.domain.events import Event, as_seen_by, readable_types, unknown_types
+from supportdesk.domain.events import (
+    Event,
+    as_seen_by,
+    hides_people,
+    readable_types,
+    unknown_types,
+)
 from supportdesk.domain.events.tail import events_after, kept_from
 from supportdesk.live.subscription import Subscription
 from supportdesk.live.tailer import Tailer
@@ -81,32 +87,45 @@ class Feed:
         return self._items()
 
     async def _items(self) -> AsyncIterator[Event | Reset]:
+        async for batch in self.batches():
+            for item in batch:
+                yield item
+
+    async def batches(self) -> AsyncIterator[list[Event | Reset]]:
+        """The same items, in lists: a page of the backlog, or every live event that came
+        since the reader last asked. A writer sends a list at once, so that a busy
+        process's streams cost one write per wake-up, not one per event."""
         if self._reset is not None:
-            yield self._reset
+            yield [self._reset]
         # Most of a long backlog is read before the subscription starts, so that live
         # events do not pile up in its bounded buffer meanwhile; what commits between the
         # last page and the subscription is read once more after it.
-        async for event in self._backlog():
-            yield event
+        async for page in self._backlog():
+            yield page
         await self._tailer.subscribe(self.subscription)
-        async for event in self._backlog():
-            yield event
+        async for page in self._backlog():
+            yield page
         self.caught_up = True
+        scopes = self._principal.scopes
+        narrowed = hides_people(scopes)
         while True:
+            fresh: list[Event | Reset] = []
             for event in await self.subscription.take():
                 if event.sequence > self._position:
                     self._position = event.sequence
-                    yield as_seen_by(event, self._principal.scopes)
+                    fresh.append(as_seen_by(event, scopes) if narrowed else event)
+            if fresh:
+                yield fresh
 
-    async def _backlog(self) -> AsyncIterator[Event]:
+    async def _backlog(self) -> AsyncIterator[list[Event | Reset]]:
         types = tuple(self.subscription.types)
         while True:
             page = await events_after(
                 self._db, self._principal.workspace_id, self._position, types, PAGE
             )
-            for event in page:
-                self._position = event.sequence
-                yield as_seen_by(event, self._principal.scopes)
+            if page:
+                self._position = page[-1].sequence
+                yield [as_seen_by(event, self._principal.scopes) for event in page]
             if len(page) < PAGE:
                 return
 

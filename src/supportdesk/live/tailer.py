@@ -23,6 +23,8 @@ logger = logging.getLogger("supportdesk.live")
 # Events read per statement; a longer backlog takes several, in the same wake-up.
 BATCH = 500
 ERROR_PAUSE_SECONDS = 1.0
+# How long a wake-up waits for more commits before the log is read.
+GATHER_SECONDS = 0.025
 
 
 class Tailer:
@@ -75,6 +77,10 @@ class Tailer:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._woken.wait(), self._poll_seconds)
             self._woken.clear()
+            # What commits within a moment of the wake-up (a write's several transactions,
+            # other writers' commits) is read and sent with it: each open stream costs the
+            # process one write per read, whatever the number of events in it.
+            await asyncio.sleep(GATHER_SECONDS)
             try:
                 while self._positions and await self._read() == BATCH:
                     pass
