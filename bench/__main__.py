@@ -49,6 +49,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="createIssue per second while webhook latency is measured, comma-separated "
         "(default 50,100)",
     )
+    parser.add_argument(
+        "--stream-rate",
+        type=float,
+        help="stream: createIssue per second into the streamed workspace (default 2)",
+    )
     parser.add_argument("--profile-seconds", type=int, default=10)
     parser.add_argument(
         "--record",
@@ -77,6 +82,7 @@ def options_of(args: argparse.Namespace) -> Options:
         "webhook_rates": tuple(float(rate) for rate in args.webhook_rates.split(","))
         if args.webhook_rates
         else None,
+        "stream_rate": args.stream_rate,
     }
     return replace(options, **{k: v for k, v in changes.items() if v is not None})
 

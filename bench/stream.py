@@ -39,9 +39,6 @@ SCENARIO = "stream"
 WORKSPACE = WorkspaceSpec("bench-stream", 20, messages_per_issue=2)
 STREAMS = 2_000
 PER_KEY = 10
-# createIssue a second while latency is measured: each makes one or two events, each sent
-# to every stream.
-LATENCY_RATE = 2.0
 LATENCY_SECONDS = 30.0
 
 
@@ -141,7 +138,7 @@ def stream_backend(backend: str, options: Options) -> dict[str, Any]:
     clients: StreamClients | None = None
     try:
         driver.run(server, "createIssue", writes, -1, options.warmup)
-        steady_load(server.url, streamed, LATENCY_RATE, 2)  # the streamed workspace's writes
+        steady_load(server.url, streamed, options.stream_rate, 2)  # the streamed workspace's writes
         rss_before = _settled_rss(server)
         rates: dict[str, list[float]] = {"none": [], "open": []}
         cpu: dict[str, list[float]] = {"none": [], "open": []}
@@ -152,7 +149,9 @@ def stream_backend(backend: str, options: Options) -> dict[str, Any]:
             cpu["none"].append(taken.cpu_us_per_request)
             clients = StreamClients(server, keys_file).open()
             if round_ == 0:
-                result = _latency_and_memory(server, clients, streamed, rss_before)
+                result = _latency_and_memory(
+                    server, clients, streamed, rss_before, options.stream_rate
+                )
             taken = driver.run(server, "createIssue", writes, round_)
             rates["open"].append(taken.rps)
             cpu["open"].append(taken.cpu_us_per_request)
@@ -174,7 +173,7 @@ def stream_backend(backend: str, options: Options) -> dict[str, Any]:
             "backend": backend,
             "streams": STREAMS,
             "keys": len(keys),
-            "latency_rate": LATENCY_RATE,
+            "latency_rate": options.stream_rate,
             "latency_seconds": LATENCY_SECONDS,
             "rounds": options.rounds,
             "seconds": options.seconds,
@@ -190,12 +189,14 @@ def stream_backend(backend: str, options: Options) -> dict[str, Any]:
 
 
 def _latency_and_memory(
-    server: Server, clients: StreamClients, streamed: Requests, rss_before: int
+    server: Server, clients: StreamClients, streamed: Requests, rss_before: int, rate: float
 ) -> dict[str, Any]:
+    """createIssue at `rate` a second (each makes one or two events, each sent to every
+    stream) into the streamed workspace, and what arrived."""
     rss_open = _settled_rss(server)
     clients.mark()
     cpu_before = server.cpu_seconds()
-    sent = steady_load(server.url, streamed, LATENCY_RATE, LATENCY_SECONDS)
+    sent = steady_load(server.url, streamed, rate, LATENCY_SECONDS)
     time.sleep(2)  # the last events reach every stream
     cpu_used = server.cpu_seconds() - cpu_before
     arrivals = clients.figures()
@@ -228,6 +229,8 @@ def _print(backend: str, result: dict[str, Any]) -> None:
     print(
         f"\n== {backend}: {STREAMS:,} streams on one worker (opened in "
         f"{result['opened_in_seconds']:.1f} s)\n"
+        f"  createIssue at {result['settings']['latency_rate']:g}/s: "
+        f"{latency['createIssue_errors']} of {latency['createIssue_sent']} failed\n"
         f"  createdAt -> arrival over {latency['events']} events x {STREAMS:,} streams "
         f"({latency['arrivals']:,} of {latency['expected_arrivals']:,} arrivals): "
         f"p50 {latency['p50_ms']:.0f} ms, p95 {latency['p95_ms']:.0f} ms, "
