@@ -2,7 +2,8 @@
 `python -m bench split` (an endpoint's cost, process by process),
 `python -m bench instructions [--only issue,...] [--record]` and
 `python -m bench compare --against REV` (a webhook delivery's cost here and in REV) and
-`python -m bench attachments` (a 1 MB file up and down, in MB/s, beside a plain copy)."""
+`python -m bench attachments` (a 1 MB file up and down, in MB/s, beside a plain copy) and
+`python -m bench stream` (2,000 live event streams on one worker)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "command",
         nargs="?",
         default="run",
-        choices=["run", "profile", "instructions", "split", "compare", "attachments"],
+        choices=["run", "profile", "instructions", "split", "compare", "attachments", "stream"],
     )
     parser.add_argument(
         "--quick", action="store_true", help="one round, fewer scenarios, no 100k workspace"
@@ -49,6 +50,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="createIssue per second while webhook latency is measured, comma-separated "
         "(default 50,100)",
     )
+    parser.add_argument(
+        "--stream-rate",
+        type=float,
+        help="stream: createIssue per second into the streamed workspace (default 2)",
+    )
     parser.add_argument("--profile-seconds", type=int, default=10)
     parser.add_argument(
         "--record",
@@ -77,6 +83,7 @@ def options_of(args: argparse.Namespace) -> Options:
         "webhook_rates": tuple(float(rate) for rate in args.webhook_rates.split(","))
         if args.webhook_rates
         else None,
+        "stream_rate": args.stream_rate,
     }
     return replace(options, **{k: v for k, v in changes.items() if v is not None})
 
@@ -109,6 +116,11 @@ def main(argv: list[str]) -> int:
         from bench.attachments import measure
 
         measure()
+        return 0
+    if args.command == "stream":
+        from bench.stream import stream
+
+        stream(options)
         return 0
     if args.command == "profile":
         from bench.profile import profile

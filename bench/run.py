@@ -77,6 +77,8 @@ class Options:
     plan: Plan = FULL
     # createIssue per second while the webhook latency is measured, one run per rate.
     webhook_rates: tuple[float, ...] = webhooks.DEFAULT_RATES
+    # createIssue per second into the streamed workspace while stream latency is measured.
+    stream_rate: float = 2.0
 
     @classmethod
     def quick_run(cls, **overrides: Any) -> Options:

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
@@ -18,15 +18,19 @@ from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.documents import DocumentRunner
 from supportdesk.graphql.limits import Limits
 from supportdesk.graphql.schema import build_schema
+from supportdesk.graphql.streams import SubscriptionRunner
 from supportdesk.http.access_log import AccessLogMiddleware
 from supportdesk.http.errors import ErrorMaskingMiddleware
 from supportdesk.http.graphql_endpoint import GraphQLEndpoint
+from supportdesk.http.graphql_sse import GraphQLStreamEndpoint
+from supportdesk.http.graphql_ws import GraphQLWebSocket
 from supportdesk.http.health import healthz, readyz
 from supportdesk.http.metrics import metrics
 from supportdesk.http.rate_limit import rate_limiter
 from supportdesk.http.request_id import RequestIdMiddleware
+from supportdesk.live import LiveEvents
 from supportdesk.observability.exposition import metrics_enabled
-from supportdesk.observability.metrics import RequestMetrics, watch_database
+from supportdesk.observability.metrics import RequestMetrics, StreamMetrics, watch_database
 from supportdesk.rest import rest_mount
 from supportdesk.storage import storage_for
 from supportdesk.web import settings_app
@@ -54,11 +58,15 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     request_metrics = RequestMetrics() if measured else None
     if request_metrics is not None:
         watch_database(database)
+    live = LiveEvents(database, settings, StreamMetrics() if measured else None)
+    subscriptions = SubscriptionRunner(schema, executor, database, live, endpoint.cursor_key)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Webhooks are not delivered here: a dispatcher process does it (dispatch/role.py).
+        await live.start()
         yield
+        await live.stop()
         await limiter.close()
         await database.dispose()
         if app.state.tracing is not None:
@@ -68,6 +76,12 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         routes=[
             # An ASGI endpoint: every method reaches it, so each gets our JSON 405.
             Route("/graphql", endpoint),
+            # Subscriptions (docs/events-stream.md): the same path over WebSocket, and SSE.
+            WebSocketRoute("/graphql", GraphQLWebSocket(subscriptions, endpoint.admission)),
+            Route(
+                "/graphql/stream",
+                GraphQLStreamEndpoint(subscriptions, endpoint.admission, settings),
+            ),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             # No key asked: only where the operator says (docs/operations.md).
@@ -89,6 +103,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.storage = storage_for(settings)
     app.state.schema = schema
     app.state.limiter = limiter
+    app.state.live = live
     app.state.tracing = None
     app.state.webhooks = WebhookSetup(
         server_key, EndpointPolicy(allow_private=settings.webhook_allow_private)

@@ -122,6 +122,11 @@ class Settings(BaseSettings):
     attachment_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1)
     storage_url: str | None = None
     s3_endpoint_url: str | None = None
+    # The live event stream (docs/events-stream.md): open streams per key, events a stream
+    # may have waiting before its reader is cut off as too slow, and the keep-alive comment.
+    event_streams_per_key: int = Field(default=10, ge=1)
+    event_stream_buffer: int = Field(default=1000, ge=1)
+    event_stream_keepalive_seconds: float = Field(default=15, gt=0)
 
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod

@@ -156,9 +156,12 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
 
         stop_metrics = _serve_metrics(host, settings.metrics_port)
         try:
-            uvicorn.run(APP, host=host, port=port, **options)
+            server = stopping_server(uvicorn.Config(APP, host=host, port=port, **options))
+            server.run()
         finally:
             stop_metrics()
+        if not server.started:
+            sys.exit(STARTUP_FAILURE)
         return
     logging.config.dictConfig(options["log_config"])
     metrics = exposition.metrics_enabled(settings)
@@ -185,6 +188,21 @@ def _address(host: str, port: int) -> tuple[socket.AddressFamily, Any]:
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
     return family, address
+
+
+def stopping_server(config: Any) -> Any:
+    """A uvicorn server whose SIGTERM also ends the open event streams: they never end by
+    themselves, and its graceful shutdown would wait for them until its time-out."""
+    import uvicorn
+
+    from supportdesk.live import shutdown
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            shutdown.begin()
+            super().handle_exit(sig, frame)
+
+    return Server(config)
 
 
 def _ensure_port_is_free(host: str, port: int) -> None:
@@ -221,7 +239,7 @@ def _worker(host: str, port: int, options: dict[str, Any], parent: int) -> None:
     # are then refused. Listening early, they wait in the backlog until the worker accepts.
     sock.listen(LISTEN_BACKLOG)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
-    server = uvicorn.Server(uvicorn.Config(APP, host=host, port=port, **options))
+    server = stopping_server(uvicorn.Config(APP, host=host, port=port, **options))
     server.run(sockets=[sock])
     if not server.started:
         sys.exit(STARTUP_FAILURE)

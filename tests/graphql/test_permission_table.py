@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from types import SimpleNamespace
 
 import pytest
@@ -87,11 +88,31 @@ def test_the_schema_refuses_to_start_with_an_unlisted_root_field() -> None:
         refuse_unlisted_roots(strawberry.Schema(query=Query)._schema, PERMISSIONS)
 
 
+def test_the_schema_refuses_to_start_with_an_unlisted_subscription() -> None:
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def listed(self) -> int:
+            return 1
+
+    @strawberry.type
+    class Subscription:
+        @strawberry.subscription
+        async def unlisted_feed(self) -> AsyncIterator[int]:
+            yield 1
+
+    schema = strawberry.Schema(query=Query, subscription=Subscription)._schema
+    with pytest.raises(RuntimeError, match=r"Subscription\.unlistedFeed"):
+        refuse_unlisted_roots(schema, {"Query.listed": frozenset()})
+
+
 def _refusal(field: GraphQLField, info: object) -> object:
-    """The error code the field's resolver raises, None if it raises nothing."""
-    assert field.resolve is not None
+    """The error code the field's resolver raises (a subscription's at its start, its
+    `subscribe`), None if it raises nothing."""
+    resolve = field.subscribe or field.resolve
+    assert resolve is not None
     try:
-        field.resolve(None, info)
+        resolve(None, info)
     except GraphQLError as error:
         return (error.extensions or {}).get("code")
     return None

@@ -15,6 +15,8 @@ from supportdesk.observability.metrics import MAX_OPERATION_NAME_LENGTH
 from tests.conftest import WorkspaceFixture, make_workspace
 from tests.http.test_client_disconnect import send_part_and_go
 from tests.observability.scrape import Scrape, scrape, wait_for
+from tests.rest.client import RestClient
+from tests.rest.streams import Stream
 from tests.servers import RunningServer
 
 REQUESTS = "supportdesk_http_requests_total"
@@ -133,3 +135,30 @@ def test_a_connection_in_use_shows_in_its_pool(metrics_server: RunningServer) ->
 
 async def _event() -> asyncio.Event:
     return asyncio.Event()
+
+
+def test_open_event_streams_and_their_lag_are_counted(
+    metrics_server: RunningServer, workspace: WorkspaceFixture
+) -> None:
+    before = metrics_of(metrics_server)
+    with Stream(metrics_server.base_url, workspace.key) as stream:
+        opened = metrics_of(metrics_server)
+        RestClient(metrics_server.base_url, workspace.key).created()
+        stream.take(2)
+        written = wait_for(
+            lambda: metrics_of(metrics_server),
+            lambda now: (
+                now.total("supportdesk_event_stream_lag_seconds_count")
+                >= before.total("supportdesk_event_stream_lag_seconds_count") + 2
+            ),
+        )
+    opens = "supportdesk_event_streams_open"
+    assert opened.total(opens) == before.total(opens) + 1
+    assert (
+        written.total("supportdesk_event_stream_lag_seconds_sum")
+        < before.total("supportdesk_event_stream_lag_seconds_sum") + 2
+    )
+    closed = wait_for(
+        lambda: metrics_of(metrics_server), lambda now: now.total(opens) == before.total(opens)
+    )
+    assert closed.total(opens) == before.total(opens)

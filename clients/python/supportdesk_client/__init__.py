@@ -29,6 +29,7 @@ from .generated import (
     IssueOrder,
     WebhookDeliveryFilter,
 )
+from .live import StreamReset
 from .sync_api import Client
 from .webhooks import EventActor, InvalidWebhook, WebhookEvent, verify_webhook
 
@@ -50,6 +51,7 @@ __all__ = [
     "NotFound",
     "RateLimited",
     "ServerError",
+    "StreamReset",
     "SupportdeskError",
     "Unauthenticated",
     "WebhookDeliveryFilter",

@@ -4,7 +4,7 @@ shortcuts for the commonest calls."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
@@ -44,7 +44,9 @@ from .generated import (
     WebhookEndpointFields,
 )
 from .generated.sync_client import SyncGraphQLClient
+from .live import EventStream, StreamReset
 from .retries import RetryPolicy
+from .webhooks import WebhookEvent
 
 
 class Client:
@@ -65,6 +67,7 @@ class Client:
         self._http = httpx.Client(
             headers=options.headers(api_key), timeout=timeout, transport=transport
         )
+        self._url = url
         retry = RetryPolicy(max_retries=max_retries, max_wait=max_retry_wait)
         self.graphql = SyncGraphQLClient(options.endpoint(url), self._http, retry)
         self.issues = Issues(self.graphql)
@@ -129,6 +132,20 @@ class Client:
             if close:
                 target.close()
         return written
+
+    def iter_events(
+        self,
+        *,
+        after: int | None = None,
+        types: Iterable[str] | None = None,
+        max_reconnect_wait: float = 30.0,
+    ) -> Iterator[WebhookEvent | StreamReset]:
+        """The workspace's events as they are committed, for ever: those after sequence
+        `after` first (None: from now on), then live ones; only `types` when given. A lost
+        connection is made again, resuming after the last event seen, with waits growing
+        up to `max_reconnect_wait` seconds. A StreamReset says that events after `after`
+        were removed by retention. Raises Unauthenticated once the key is revoked."""
+        return iter(EventStream(self._http, self._url, after, types, max_reconnect_wait))
 
     def close(self) -> None:
         self._http.close()

@@ -202,3 +202,29 @@ async def record_last_used(db: Database, principal: Principal, at: datetime) -> 
             )
             .values(last_used_at=at)
         )
+
+
+async def is_still_active(db: Database, principal: Principal, at: datetime) -> bool:
+    """Whether the principal's key is neither revoked nor expired at `at`: for a request
+    that outlives its authentication (a live stream)."""
+    query = select(api_keys.c.id).where(key_still_active())
+    parameters = {"workspace_id": principal.workspace_id, **key_check_parameters(principal, at)}
+    async with db.read() as connection:
+        return await connection.scalar(query, parameters) is not None
+
+
+async def still_active_keys(
+    db: Database, principals: Sequence[Principal], at: datetime
+) -> set[str]:
+    """The ids of those principals' keys that are neither revoked nor expired at `at`: one
+    statement for all of a process's live streams."""
+    if not principals:
+        return set()
+    query = select(api_keys.c.id).where(
+        api_keys.c.workspace_id.in_({p.workspace_id for p in principals}),
+        api_keys.c.id.in_({p.key_id for p in principals}),
+        api_keys.c.revoked_at.is_(None),
+        or_(api_keys.c.expires_at.is_(None), api_keys.c.expires_at > at),
+    )
+    async with db.read() as connection:
+        return set((await connection.scalars(query)).all())

@@ -24,6 +24,16 @@ def _any(*scopes: str) -> frozenset[str]:
 
 # Who sends an attachment's bytes: whoever may ask for its upload URL.
 PERMISSIONS_OF_UPLOADS = _any("issues:write", "thread:reply")
+_EVENT_READERS = _any(
+    "issues:read",
+    "contacts:read",
+    "accounts:read",
+    "articles:read",
+    "machine_users:manage",
+    "api_keys:manage",
+    "webhooks:manage",
+    "members:read",
+)
 
 PERMISSIONS: dict[str, frozenset[str]] = {
     # Keys, principals, audit
@@ -39,16 +49,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "ApiKey.machineUser": _any("api_keys:manage", "machine_users:manage"),
     # The change feed: any scope that reads some event's object; each event is then
     # filtered by its own (domain/events/catalogue.py).
-    "Query.events": _any(
-        "issues:read",
-        "contacts:read",
-        "accounts:read",
-        "articles:read",
-        "machine_users:manage",
-        "api_keys:manage",
-        "webhooks:manage",
-        "members:read",
-    ),
+    "Query.events": _EVENT_READERS,
+    "Subscription.events": _EVENT_READERS,
     # Webhook endpoints and their deliveries (docs/webhooks.md)
     "Query.webhookEndpoints": _any("webhooks:manage"),
     "Mutation.createWebhookEndpoint": _any("webhooks:manage"),
@@ -118,6 +120,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "REST.getIssue": _any("issues:read"),
     "REST.uploadAttachment": PERMISSIONS_OF_UPLOADS,
     "REST.downloadAttachment": _any("issues:read"),
+    "REST.streamEvents": _EVENT_READERS,
 }
 
 # The scopes that allow reading one object of a type through `node(id)`.

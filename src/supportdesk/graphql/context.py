@@ -13,6 +13,7 @@ from supportdesk.db import Database
 from supportdesk.domain.audit import Actor, key_actor
 from supportdesk.domain.pagination import Cursors
 from supportdesk.domain.webhooks.setup import WebhookSetup
+from supportdesk.live import LiveEvents
 
 if TYPE_CHECKING:
     from supportdesk.graphql.loaders import Loaders
@@ -31,6 +32,8 @@ class Context:
     # an answer gives (attachments' upload and download), and the largest upload.
     base_url: str = ""
     attachment_max_bytes: int = 25 * 1024 * 1024
+    # The process's live events, for subscriptions (graphql/event_subscription.py).
+    live: LiveEvents | None = None
     _loaders: Loaders | None = field(default=None, repr=False)
 
     @property

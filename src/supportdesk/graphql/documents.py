@@ -103,6 +103,10 @@ class Operation:
     def is_mutation(self) -> bool:
         return self.node.operation is not OperationType.QUERY
 
+    @property
+    def is_subscription(self) -> bool:
+        return self.node.operation is OperationType.SUBSCRIPTION
+
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
@@ -133,6 +137,20 @@ class Prepared:
                 "BAD_USER_INPUT", [_error("BAD_USER_INPUT", f"Unknown operation {name!r}.")]
             )
         return found
+
+
+def subscriptions_elsewhere() -> RequestError:
+    """A subscription sent as a plain request: it is answered over a stream only."""
+    return RequestError(
+        "BAD_USER_INPUT",
+        [
+            _error(
+                "BAD_USER_INPUT",
+                "Subscriptions run over a stream: graphql-transport-ws (WebSocket) at"
+                " /graphql, or graphql-sse at POST /graphql/stream.",
+            )
+        ],
+    )
 
 
 def _error(code: str, message: str, **extensions: Any) -> dict[str, Any]:

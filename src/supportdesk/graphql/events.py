@@ -46,7 +46,11 @@ class Event:
     def seen_by(cls, event: events.Event, scopes: frozenset[str]) -> Event:
         """The event as a key holding `scopes` may see it: every way into the log shows
         people under the same rule as the API's objects."""
-        event = events.as_seen_by(event, scopes)
+        return cls.of(events.as_seen_by(event, scopes))
+
+    @classmethod
+    def of(cls, event: events.Event) -> Event:
+        """An event already as the key may see it (a live feed's are)."""
         actor = event.actor
         return cls(
             id=strawberry.ID(event.id),

@@ -10,9 +10,14 @@ For every field of every object type, `resolve_fields` picks one way and install
 - **strawberry**: any other resolver keeps Strawberry's wrapper, as does every field of a
   schema with exception handlers (they run inside that wrapper).
 
+A subscription field is resolved by its `subscribe` (the source stream); its value for
+each item of that stream is the item, and an item that is a GraphQLError is raised, so
+that a stream can answer one payload with errors and go on.
+
 A field of the permission table, and a field of a person beyond those anyone may read
-(`PEOPLE`), is then guarded, whatever its way: the guard wraps the resolver installed here,
-and a guarded field is never read by the shortcut. The choice is kept in the field's
+(`PEOPLE`), is then guarded, whatever its way (a subscription field at its `subscribe`):
+the guard wraps the resolver installed here, and a guarded field is never read by the
+shortcut. The choice is kept in the field's
 `extensions` under `RESOLUTION`, which is what the shortcut reads.
 
 This reads Strawberry's field definitions (`base_resolver`, `arguments`, the converter's
@@ -27,7 +32,13 @@ from enum import Enum
 from typing import Any
 
 import strawberry
-from graphql import GraphQLField, GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema
+from graphql import (
+    GraphQLError,
+    GraphQLField,
+    GraphQLObjectType,
+    GraphQLResolveInfo,
+    GraphQLSchema,
+)
 from strawberry.relay import GlobalID
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema_converter import GraphQLCoreConverter
@@ -72,7 +83,7 @@ def resolution_of(field: GraphQLField) -> Resolution | None:
 
 
 def root_fields(schema: GraphQLSchema) -> list[str]:
-    roots = [schema.query_type, schema.mutation_type]
+    roots = [schema.query_type, schema.mutation_type, schema.subscription_type]
     return [f"{root.name}.{name}" for root in roots if root is not None for name in root.fields]
 
 
@@ -97,6 +108,9 @@ def resolve_fields(
     for graphql_type in graphql_schema.type_map.values():
         if not isinstance(graphql_type, GraphQLObjectType) or graphql_type.name.startswith("__"):
             continue
+        if graphql_type is graphql_schema.subscription_type:
+            table.update(_subscriptions(graphql_type, permissions))
+            continue
         for name, field in graphql_type.fields.items():
             coordinate = f"{graphql_type.name}.{name}"
             definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
@@ -110,6 +124,29 @@ def resolve_fields(
             field.extensions = {**(field.extensions or {}), RESOLUTION: resolution}
             table[coordinate] = resolution
     return table
+
+
+def _subscriptions(
+    subscription_type: GraphQLObjectType, permissions: Mapping[str, frozenset[str]]
+) -> dict[str, Resolution]:
+    """Each subscription field keeps Strawberry's `subscribe`, guarded at its start."""
+    table: dict[str, Resolution] = {}
+    for name, field in subscription_type.fields.items():
+        guards = guards_of(subscription_type.name, name, permissions)
+        required = permissions.get(f"{subscription_type.name}.{name}")
+        resolution = Resolution(How.STRAWBERRY, None, required, guards)
+        assert field.subscribe is not None
+        field.subscribe = _guarded(field.subscribe, guards) if guards else field.subscribe
+        field.resolve = _delivered
+        field.extensions = {**(field.extensions or {}), RESOLUTION: resolution}
+        table[f"{subscription_type.name}.{name}"] = resolution
+    return table
+
+
+def _delivered(item: Any, _info: GraphQLResolveInfo[Any], **_arguments: Any) -> Any:
+    if isinstance(item, GraphQLError):
+        raise item
+    return item
 
 
 def _way(

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.schema.config import StrawberryConfig
 
 from supportdesk.auth.permissions import PERMISSIONS
@@ -23,6 +24,7 @@ from supportdesk.graphql.attachments import AttachmentMutations
 from supportdesk.graphql.audit import AuditEvent, AuditQueries
 from supportdesk.graphql.contacts import Contact, ContactMutations, ContactQueries
 from supportdesk.graphql.context import Context
+from supportdesk.graphql.event_subscription import EventSubscriptions
 from supportdesk.graphql.events import EventQueries
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.labels import Label, LabelMutations, LabelQueries
@@ -73,6 +75,12 @@ class Mutation(
     pass
 
 
+# Only the live events are a subscription (docs/events-stream.md).
+@strawberry.type
+class Subscription(EventSubscriptions):
+    pass
+
+
 def _loaded(loader: str, make: Any) -> Any:
     """How `node(id)` loads a type through the request's loader of that name."""
 
@@ -120,10 +128,20 @@ node_query.FETCHERS.update(
 )
 
 
+class ServiceSchema(strawberry.Schema):
+    """Strawberry's schema, which runs subscriptions (graphql/streams.py)."""
+
+    def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
+        # Not logged here: a stream's errors are shaped, and the unexpected logged in full
+        # with the request's id, where each payload is answered (graphql/streams.py).
+        pass
+
+
 def build_schema() -> strawberry.Schema:
-    schema = strawberry.Schema(
+    schema = ServiceSchema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         types=[
             MachineUser,
             ApiKey,

@@ -7,7 +7,7 @@ import asyncio
 from datetime import datetime
 from typing import NamedTuple
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 
 from supportdesk.auth.authenticate import (
     LAST_USED_RESOLUTION,
@@ -36,8 +36,14 @@ class Bearer(NamedTuple):
 
     @classmethod
     def of(cls, request: Request) -> Bearer:
+        return cls.given(request.headers.getlist("authorization"))
+
+    @classmethod
+    def given(cls, authorization: list[str]) -> Bearer:
+        """From the values of `Authorization` wherever they came (a WebSocket's
+        `connection_init`)."""
         try:
-            return cls(bearer_hash(request.headers.getlist("authorization")), None)
+            return cls(bearer_hash(authorization), None)
         except AuthenticationFailed as failure:
             return cls(None, failure)
 
@@ -69,7 +75,9 @@ class Admission:
         principal = await self.authenticate(request, Bearer.of(request))
         return principal, self.allowed(request, principal, await self.spend(principal))
 
-    def allowed(self, request: Request, principal: Principal, verdict: Verdict) -> dict[str, str]:
+    def allowed(
+        self, request: HTTPConnection, principal: Principal, verdict: Verdict
+    ) -> dict[str, str]:
         """The rate-limit headers of an authenticated key whose token is `verdict`; raises
         HttpProblem (429) when it was refused."""
         record = access_record(request.scope)
@@ -102,7 +110,7 @@ class Admission:
         self._note_use(request.app.state.db, principal, remembered.last_used_at, now())
         return headers
 
-    async def authenticate(self, request: Request, bearer: Bearer) -> Principal:
+    async def authenticate(self, request: HTTPConnection, bearer: Bearer) -> Principal:
         """The principal of the request's key, looked up; raises HttpProblem (401, or 429
         past the failed authentications of its address)."""
         db: Database = request.app.state.db
@@ -149,7 +157,7 @@ class Admission:
             }
         self._last_used_scheduled[key_id] = moment
 
-    async def _count_failure(self, request: Request) -> None:
+    async def _count_failure(self, request: HTTPConnection) -> None:
         """Failed authentications count against the client's address; past the limit they
         are answered 429, so guessing is slow. Valid keys never wait on this."""
         address = request.client.host if request.client else "unknown"

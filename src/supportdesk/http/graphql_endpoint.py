@@ -27,7 +27,13 @@ from supportdesk.domain.clock import now
 from supportdesk.domain.pagination import Cursors
 from supportdesk.graphql.compiled import CompiledReads, Plan
 from supportdesk.graphql.context import Context
-from supportdesk.graphql.documents import DocumentRunner, Operation, Prepared, RequestError
+from supportdesk.graphql.documents import (
+    DocumentRunner,
+    Operation,
+    Prepared,
+    RequestError,
+    subscriptions_elsewhere,
+)
 from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission, Bearer, Remembered
 from supportdesk.http.rate_limit import RateLimiter, Verdict
@@ -236,6 +242,8 @@ class GraphQLEndpoint:
         operation = prepared.operation(payload.operation_name)
         record.operation = operation.name[:100] if operation.name else None
         record.operation_type = operation.node.operation.value
+        if operation.is_subscription:
+            raise subscriptions_elsewhere()
         mutation = operation.is_mutation
         if request.method == "GET" and mutation:
             raise HttpProblem(

@@ -172,3 +172,30 @@ def watch_database(database: Database) -> None:
     # Made now, so that each pool is exported from the start (at 0).
     in_use = {pool: DB_POOL_CHECKED_OUT.labels(pool) for pool in database.pool_limits}
     database.watch_pools(lambda pool, delta: in_use[pool].inc(delta))
+
+
+OPEN_EVENT_STREAMS = Gauge(
+    "supportdesk_event_streams_open",
+    "Live event streams (GET /v1/events/stream) open now.",
+    multiprocess_mode="livesum",
+)
+EVENT_STREAM_LAG_SECONDS = Histogram(
+    "supportdesk_event_stream_lag_seconds",
+    "Time from an event's recording (just before its commit) to its being written to a"
+    " live stream that was waiting for it; events sent while a stream catches up on the"
+    " log are left out.",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+
+
+class StreamMetrics:
+    """The live streams' figures: how many are open, and how late events reach them."""
+
+    def opened(self) -> None:
+        OPEN_EVENT_STREAMS.inc()
+
+    def closed(self) -> None:
+        OPEN_EVENT_STREAMS.dec()
+
+    def written(self, lag_seconds: float) -> None:
+        EVENT_STREAM_LAG_SECONDS.observe(lag_seconds)

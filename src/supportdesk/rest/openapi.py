@@ -440,6 +440,67 @@ def _download_attachment() -> dict[str, Any]:
             "401": _ref("responses", "Unauthenticated"),
             "403": _ref("responses", "Forbidden"),
             "404": _ref("responses", "NotFound"),
+            "429": _ref("responses", "RateLimited"),
+            "500": _ref("responses", "InternalError"),
+        },
+    }
+
+
+def _stream_events() -> dict[str, Any]:
+    sequence = {"type": "integer", "minimum": 0}
+    return {
+        "operationId": "streamEvents",
+        "summary": "Follow the event log live (server-sent events)",
+        "description": "The events GraphQL's `events` shows this key, pushed as they are "
+        "committed: each one SSE message with `id` its sequence, `event` its type and "
+        "`data` the event's JSON on one line, the same JSON as `events` and webhook bodies. "
+        "`Last-Event-ID` (or `after`) resumes after that sequence with no gap and no "
+        "duplicate; one older than retention first sends `event: reset` with "
+        '`data: {"oldestSequence": N}`. A `: keep-alive` comment comes every 15 s. '
+        "The stream ends when the key is revoked or expires, and when the client reads "
+        "too slowly (it resumes with Last-Event-ID). At most 10 open streams per key. "
+        f"Needs a `svc_mk_` key with {_scopes('REST.streamEvents')}; each event is shown "
+        "only to keys that may read its object. See docs/events-stream.md.",
+        "parameters": [
+            {
+                "name": "Last-Event-ID",
+                "in": "header",
+                "required": False,
+                "schema": sequence,
+                "description": "The last sequence the client saw; wins over `after`.",
+            },
+            {
+                "name": "after",
+                "in": "query",
+                "required": False,
+                "schema": sequence,
+                "description": "Send the events after this sequence first. Neither this "
+                "nor Last-Event-ID: only events committed from now on. Past the last "
+                "event: 400 BAD_USER_INPUT with `last_sequence`.",
+            },
+            {
+                "name": "types",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": "Only these types, comma-separated, e.g. "
+                "`issue.created,message.created`; an unknown type answers 400 "
+                "VALIDATION_FAILED (`types`, INVALID).",
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "The stream, until the client closes it.",
+                "headers": _headers_of("X-Request-Id", *_RATE_LIMITED),
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            },
+            "400": _error(
+                "VALIDATION_FAILED: `after`, `Last-Event-ID` or `types` is not what it should "
+                "be (`fields` names it); BAD_USER_INPUT: `after` is past the last event.",
+                *_RATE_LIMITED,
+            ),
+            "401": _ref("responses", "Unauthenticated"),
+            "403": _ref("responses", "Forbidden"),
             "405": _ref("responses", "MethodNotAllowed"),
             "429": _ref("responses", "RateLimited"),
             "500": _ref("responses", "InternalError"),
@@ -466,6 +527,7 @@ def openapi_document() -> dict[str, Any]:
                 "put": _upload_attachment(),
                 "get": _download_attachment(),
             },
+            "/v1/events/stream": {"get": _stream_events()},
         },
         "security": [{"bearer": []}],
         "components": {

@@ -1,5 +1,6 @@
-"""POST /v1/issues, GET /v1/issues/{id}, PUT and GET /v1/attachments/{id}/content and
-GET /v1/openapi.json (docs/rest-v1.md, docs/attachments.md).
+"""POST /v1/issues, GET /v1/issues/{id}, PUT and GET /v1/attachments/{id}/content
+(docs/attachments.md), GET /v1/events/stream (docs/events-stream.md) and
+GET /v1/openapi.json (docs/rest-v1.md).
 
 The operations run the domain's own createIssue and issue read, behind the same keys,
 permission table and rate limits as GraphQL. The order of checks: the method; the key and
@@ -36,6 +37,7 @@ from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import HttpProblem, read_json
 from supportdesk.rest import attachments, errors, schemas
 from supportdesk.rest.errors import JSON, RestError, json_response
+from supportdesk.rest.event_stream import stream_events
 from supportdesk.rest.openapi import openapi_document
 
 logger = logging.getLogger("supportdesk.http")
@@ -231,6 +233,7 @@ def rest_mount(settings: Settings, limiter: RateLimiter) -> Mount:
                     ),
                 ),
             ),
+            Route("/events/stream", Operation("streamEvents", "GET", admission, stream_events)),
             Route("/openapi.json", OpenAPIDocument()),
         ],
         redirect_slashes=False,

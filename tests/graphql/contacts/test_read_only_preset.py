@@ -68,6 +68,11 @@ def mutations(ids: dict[str, str]) -> dict[str, tuple[str, dict[str, object]]]:
             "replyToIssue", "ReplyToIssueInput", {"issueId": ids["issue"], "body": "hi"}
         ),
         "addNote": by_input("addNote", "AddNoteInput", {"issueId": ids["issue"], "body": "hi"}),
+        "createAttachmentUpload": by_input(
+            "createAttachmentUpload",
+            "CreateAttachmentUploadInput",
+            {"fileName": "a.txt", "sizeBytes": 1},
+        ),
         "updateIssues": by_input(
             "updateIssues", "UpdateIssuesInput", {"ids": [ids["issue"]], "status": "open"}
         ),

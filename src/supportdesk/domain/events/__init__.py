@@ -19,7 +19,7 @@ from supportdesk.domain.events.log import (
     record_events,
     subscribes,
 )
-from supportdesk.domain.events.visibility import as_seen_by
+from supportdesk.domain.events.visibility import as_seen_by, hides_people
 
 __all__ = [
     "EVENT_COUNTER",
@@ -31,6 +31,7 @@ __all__ = [
     "EventCounter",
     "actor_of",
     "as_seen_by",
+    "hides_people",
     "read_scope",
     "readable_types",
     "record_events",

@@ -71,20 +71,30 @@ async def count_events(
 async def _check_still_kept(connection: Connection, workspace_id: str, since_sequence: int) -> None:
     """BAD_USER_INPUT (with `oldestSequence`) when events after `since_sequence` were
     already removed by retention: the client missed events it can no longer fetch."""
-    oldest = await connection.scalar(
-        select(func.min(events.c.sequence)).where(events.c.workspace_id == workspace_id)
-    )
-    if oldest is None:
-        last = await connection.scalar(
-            select(workspaces.c.last_event_sequence).where(workspaces.c.id == workspace_id)
-        )
-        oldest = int(last or 0) + 1
+    oldest = await oldest_sequence(connection, workspace_id)
     if since_sequence + 1 < oldest:
         raise InvalidArgument(
             f"Events before sequence {oldest} are no longer kept; `sinceSequence` must be"
             f" at least {oldest - 1}.",
             oldestSequence=oldest,
         )
+
+
+async def oldest_sequence(
+    connection: Connection, workspace_id: str, last: int | None = None
+) -> int:
+    """The oldest sequence retention has kept; when it kept none, the next one to come
+    (`last`, the workspace's last sequence, is read when not given)."""
+    oldest = await connection.scalar(
+        select(func.min(events.c.sequence)).where(events.c.workspace_id == workspace_id)
+    )
+    if oldest is not None:
+        return int(oldest)
+    if last is None:
+        last = await connection.scalar(
+            select(workspaces.c.last_event_sequence).where(workspaces.c.id == workspace_id)
+        )
+    return int(last or 0) + 1
 
 
 _EVENTS = ById(EVENT_COLUMNS, Event)

@@ -7,6 +7,7 @@ go, and the endpoint's owner may see everything a delivery holds."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -31,7 +32,7 @@ def as_seen_by(event: Event, scopes: frozenset[str]) -> Event:
     """The event as a key holding `scopes` may see it: every contact or member in its data
     keeps only the fields any key may read of them, unless the key may read that kind of
     person (contacts:read, members:read)."""
-    kept = {kind: rule.anyones for kind, rule in PEOPLE.items() if rule.required.isdisjoint(scopes)}
+    kept = _kept_for(scopes)
     if not kept:
         return event
     data = _shown(event.data, kept)
@@ -39,6 +40,19 @@ def as_seen_by(event: Event, scopes: frozenset[str]) -> Event:
     if fields is not None and isinstance(data.get("changes"), dict):
         data["changes"] = {name: c for name, c in data["changes"].items() if name in fields}
     return replace(event, data=data)
+
+
+def hides_people(scopes: frozenset[str]) -> bool:
+    """Whether `as_seen_by` may change an event for a key holding `scopes` (a live stream
+    asks once, not once per event)."""
+    return bool(_kept_for(scopes))
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_for(scopes: frozenset[str]) -> Kept:
+    """Per kind of person the key may not read, the fields it still sees (asked once per
+    event per open stream: a live stream's keys hold few sets of scopes)."""
+    return {kind: rule.anyones for kind, rule in PEOPLE.items() if rule.required.isdisjoint(scopes)}
 
 
 def _kind_at(key: str, value: Any) -> str | None:
