@@ -490,10 +490,17 @@ def run(options: Options) -> dict[str, Any]:
         from bench.attachments import measure as measure_attachments
 
         files = measure_attachments()
+    streams = None
+    if options.wants("stream"):
+        from bench.stream import stream_backend
+
+        streams = {backend: stream_backend(backend, options) for backend in options.backends}
     result = report.build(
         measurements, machine(load_at_start), settings, time.monotonic() - started, webhooks=hooks
     )
     if files is not None:
         result["attachments"] = files
+    if streams is not None:
+        result["stream"] = streams
     report.publish(result, options.output)
     return result
