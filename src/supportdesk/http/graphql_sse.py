@@ -12,9 +12,7 @@ with errors, then `complete`."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -30,18 +28,12 @@ from supportdesk.graphql.streams import Caller, SubscriptionRunner
 from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission
 from supportdesk.http.requests import JSON, HttpProblem, read_post
+from supportdesk.http.sse_stream import ServerSentEvents, disconnected
 from supportdesk.live import sse
 
 logger = logging.getLogger("supportdesk.live")
 
 _ACCEPTED = (sse.MEDIA_TYPE, "text/*", "*/*")
-STREAM_HEADERS = {
-    "cache-control": "no-cache, no-store",
-    # nginx and proxies like it: pass each message on at once, do not buffer the answer.
-    "x-accel-buffering": "no",
-}
-# How long the last write may wait for a reader that stopped reading.
-CLOSING_SECONDS = 1.0
 
 
 def accepts_event_stream(accept: str | None) -> bool:
@@ -98,11 +90,9 @@ class GraphQLStreamEndpoint:
         return GraphQLEventStream(results, keep_alive, headers)
 
 
-class GraphQLEventStream(Response):
+class GraphQLEventStream(ServerSentEvents):
     """The subscription's payloads as graphql-sse messages until it completes or the client
     goes; a keep-alive comment whenever nothing else was sent for a while."""
-
-    media_type = sse.MEDIA_TYPE
 
     def __init__(
         self,
@@ -110,25 +100,15 @@ class GraphQLEventStream(Response):
         keep_alive: float,
         headers: dict[str, str],
     ) -> None:
-        super().__init__(headers={**STREAM_HEADERS, **headers}, media_type=sse.MEDIA_TYPE)
+        super().__init__(keep_alive, headers)
         self.results = results
-        self.keep_alive = keep_alive
-        self._send: Send | None = None
-        self._written_at = time.monotonic()
-        self._writing = asyncio.Lock()
-
-    def init_headers(self, headers: Any = None) -> None:
-        super().init_headers(headers)
-        # A stream has no length; Response would announce an empty body.
-        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._send = send
-        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        await self._start(send)
         pump = asyncio.create_task(self._pump())
         others = [
             asyncio.create_task(self._keep_alive()),
-            asyncio.create_task(_disconnected(receive)),
+            asyncio.create_task(disconnected(receive)),
         ]
         try:
             await asyncio.wait([pump, *others], return_when=asyncio.FIRST_COMPLETED)
@@ -148,26 +128,3 @@ class GraphQLEventStream(Response):
             async for result in self.results:
                 await self._write(sse.next_message(payload_of(result)))
         await self._write(sse.COMPLETE)
-
-    async def _keep_alive(self) -> None:
-        while True:
-            await asyncio.sleep(self._written_at + self.keep_alive - time.monotonic())
-            if time.monotonic() - self._written_at >= self.keep_alive:
-                await self._write(sse.comment("keep-alive"))
-
-    async def _write(self, data: bytes) -> None:
-        assert self._send is not None
-        async with self._writing:
-            await self._send({"type": "http.response.body", "body": data, "more_body": True})
-            self._written_at = time.monotonic()
-
-    async def _finish(self) -> None:
-        assert self._send is not None
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(CLOSING_SECONDS), self._writing:
-                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
