@@ -77,10 +77,12 @@ def default_workers() -> int:
 
 def connections_per_worker(settings: Settings) -> int:
     """The most database connections one worker opens: its Database's pools, each at its
-    limit (`Database.limits_of`)."""
+    limit (`Database.limits_of`), and the live stream's signals."""
     from supportdesk.db import Database
+    from supportdesk.live.signals import connections_of_signals
 
-    return Database.most_connections(settings.database_url, settings.db_pool_size)
+    pools = Database.most_connections(settings.database_url, settings.db_pool_size)
+    return pools + connections_of_signals(settings.database_url, settings.redis_url)
 
 
 async def _postgres_connection_limit(settings: Settings) -> int:

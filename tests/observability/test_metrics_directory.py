@@ -11,11 +11,14 @@ from pathlib import Path
 
 import httpx
 
+from supportdesk.db import Database
 from tests.observability.scrape import scrape, wait_for
 from tests.processes import ServeProcess, command_env, free_port, run_cli
 
 POOL_SIZE = 3
 LIMIT = "supportdesk_db_pool_max_connections"
+# Each worker's reader pool, as its gauge states it.
+READERS = Database.limits_of("sqlite:///x.db", POOL_SIZE)["reader"]
 
 
 def environment_of(pid: int) -> dict[str, str]:
@@ -34,9 +37,9 @@ def test_a_dead_workers_gauges_go_and_the_directory_goes_with_serve(tmp_path: Pa
         pids = wait_for(serve.worker_pids, lambda found: len(found) == 2)
         directory = Path(environment_of(pids[0])["PROMETHEUS_MULTIPROC_DIR"])
         both = wait_for(
-            lambda: scrape(metrics_url), lambda s: s.total(LIMIT, pool="reader") == 2 * POOL_SIZE
+            lambda: scrape(metrics_url), lambda s: s.total(LIMIT, pool="reader") == 2 * READERS
         )
-        assert both.total(LIMIT, pool="reader") == 2 * POOL_SIZE  # both apps are built
+        assert both.total(LIMIT, pool="reader") == 2 * READERS  # both apps are built
         with httpx.Client(limits=httpx.Limits(max_keepalive_connections=0)) as fresh:
             for _ in range(20):  # a new connection each: both workers count some
                 fresh.get(f"{serve.base_url}/healthz")
@@ -56,9 +59,9 @@ def test_a_dead_workers_gauges_go_and_the_directory_goes_with_serve(tmp_path: Pa
         assert (directory / f"counter_{first}.db").exists()  # what it counted still counts
         # The dead worker's pools no longer count; its replacement's do.
         after = wait_for(
-            lambda: scrape(metrics_url), lambda s: s.total(LIMIT, pool="reader") == 2 * POOL_SIZE
+            lambda: scrape(metrics_url), lambda s: s.total(LIMIT, pool="reader") == 2 * READERS
         )
-        assert after.total(LIMIT, pool="reader") == 2 * POOL_SIZE
+        assert after.total(LIMIT, pool="reader") == 2 * READERS
     finally:
         serve.stop()
     assert not directory.exists()

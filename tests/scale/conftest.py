@@ -81,7 +81,7 @@ class Cluster:
         async def run(db: Database) -> list[tuple[object, ...]]:
             async with db.transaction() as connection:
                 result = await connection.execute(text(statement))
-                return [tuple(row) for row in result] if result.returns_rows else []
+                return [tuple(row) for row in result]
 
         return self.call(run)
 

@@ -226,6 +226,6 @@ def test_serve_opens_exactly_the_connections_the_sizing_warning_counts(served: S
     )
 
     assert sampler.peak == budget, f"peak {sampler.peak}, budget {budget}"
-    assert budget == WORKERS * 2 * POOL_SIZE  # docs/deploy.md's formula
+    assert budget == WORKERS * (2 * POOL_SIZE + 2)  # docs/deploy.md's formula
     assert all(answer.status_code == 200 for answer in answers)
     assert all("errors" not in answer.json() for answer in answers)

@@ -46,6 +46,7 @@ from graphql import (
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef
 
 from supportdesk.auth.scopes import SCOPES
+from supportdesk.domain.attachments.models import MAX_PER_MESSAGE as MAX_ATTACHMENTS_PER_MESSAGE
 from supportdesk.domain.events import EVENT_TYPES
 from supportdesk.domain.issues.bulk import MAX_IDS as MAX_BULK_IDS
 from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE
@@ -58,6 +59,7 @@ DEFAULT_PAGE_SIZE = 25
 LIST_BOUNDS: dict[tuple[str, str], int] = {
     ("ApiKey", "scopes"): len(SCOPES),  # a key's scopes are a subset of the catalogue
     ("Issue", "labels"): MAX_LABELS_PER_ISSUE,
+    ("Message", "attachments"): MAX_ATTACHMENTS_PER_MESSAGE,
     ("UpdateIssuesPayload", "issues"): MAX_BULK_IDS,
     ("MutationError", "fields"): 100,  # one per input field, or per id of a bulk input
     ("WebhookEndpoint", "eventTypes"): len(EVENT_TYPES),  # a subset of the catalogue

@@ -146,6 +146,12 @@ class PostgresSignals:
             await self._sending.close()
 
 
+def connections_of_signals(database_url: str, redis_url: str | None) -> int:
+    """The database connections a process's signals hold: on PostgreSQL without Redis, one
+    to LISTEN and one to NOTIFY."""
+    return 2 if isinstance(signals_for(database_url, redis_url), PostgresSignals) else 0
+
+
 def signals_for(database_url: str, redis_url: str | None) -> Signals:
     if redis_url:
         return RedisSignals(redis_url)
