@@ -45,6 +45,7 @@ class Stream:
         # (time.time() on arrival, the message id) of every message, for latency figures.
         self.arrivals: list[tuple[float, str]] = []
         self.body: Any = None
+        self.ended_by: Exception | None = None
         if self.status != 200:
             self.response.read()
             self.body = self.response.json()
@@ -62,8 +63,10 @@ class Stream:
                 for message in EventSource(self.response).iter_sse():
                     self.arrivals.append((time.time(), message.id))
                     self.items.put(message)
-        except httpx.HTTPError:
-            pass  # closed by the test
+        except Exception as error:
+            # Closed by the test, or its server killed: whatever the transport raised
+            # then, the stream has ended, and ENDED says so to the test.
+            self.ended_by = error
         finally:
             self.items.put(ENDED)
 
