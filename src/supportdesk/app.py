@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import Route, WebSocketRoute
 
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
@@ -33,7 +33,7 @@ from supportdesk.observability.exposition import metrics_enabled
 from supportdesk.observability.metrics import RequestMetrics, StreamMetrics, watch_database
 from supportdesk.rest import rest_mount
 from supportdesk.storage import storage_for
-from supportdesk.web import settings_app
+from supportdesk.web import web_routes
 
 
 def create_app(settings: Settings | None = None, db: Database | None = None) -> Starlette:
@@ -86,8 +86,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             Route("/readyz", readyz),
             # No key asked: only where the operator says (docs/operations.md).
             *([Route("/metrics", metrics)] if settings.metrics else []),
-            Mount("/settings", app=settings_app(settings, database, server_key)),
             rest_mount(settings, limiter),
+            # The pages people log in to: the inbox and the settings (docs/inbox.md).
+            *web_routes(settings, database, server_key),
         ],
         # Outermost first: every answer, a masked 500 included, has a request id and a log line.
         middleware=[

@@ -90,7 +90,7 @@ def test_a_settings_form_left_half_sent_is_logged_as_499_too(
 
     send_part_and_go(
         serve.port,
-        "/settings/login",
+        "/login",
         f"Content-Type: application/x-www-form-urlencoded\r\nX-Request-Id: {request_id}\r\n",
         b"email=ops%40example.com&password=a",
     )

@@ -9,8 +9,8 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 
 import asyncpg
@@ -62,9 +62,8 @@ def test_last_used_at_is_written_once_a_minute_across_processes(cluster: Cluster
     key = cluster.create_key(workspace_id, ["issues:read"])
     tried_before = _tries()
 
-    with _key_row_held(cluster, key):
-        with ThreadPoolExecutor(PROCESSES) as pool:
-            answered = list(pool.map(lambda c: c(API_INFO).status, cluster.clients(key)))
+    with _key_row_held(cluster, key), ThreadPoolExecutor(PROCESSES) as pool:
+        answered = list(pool.map(lambda c: c(API_INFO).status, cluster.clients(key)))
     landed, tried = _settled(partial(_landed, cluster, key), _tries)
 
     assert answered == [200] * PROCESSES

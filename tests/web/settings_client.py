@@ -64,13 +64,11 @@ class SettingsClient:
         return self.post(action, data)
 
     def login(self, email: str, password: str) -> httpx.Response:
-        return self.submit(
-            "/settings/login", "/settings/login", {"email": email, "password": password}
-        )
+        return self.submit("/login", "/login", {"email": email, "password": password})
 
     def logged_in(self, email: str, password: str) -> SettingsClient:
         answer = self.login(email, password)
-        assert answer.status_code == 303 and answer.headers["location"] == "/settings/api", (
+        assert answer.status_code == 303 and answer.headers["location"] == "/inbox/", (
             answer.status_code,
             answer.text[:500],
         )

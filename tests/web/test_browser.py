@@ -43,9 +43,12 @@ def take_screenshots(page: Page, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
-def log_in(page: Page, email: str, password: str = ADMIN_PASSWORD) -> None:
-    page.goto("/settings/login")
-    page.get_by_label("E-mail").fill(email)
+def log_in(
+    page: Page, email: str, password: str = ADMIN_PASSWORD, then: str = "/settings/api"
+) -> None:
+    """Log in from the login page, on the way to `then`."""
+    page.goto(f"/login?next={then}")
+    page.get_by_label("Email").fill(email)
     page.get_by_label("Password").fill(password)
     with page.expect_navigation():  # the next page loaded, whatever it says
         page.get_by_role("button", name="Log in").click()
@@ -69,10 +72,12 @@ def test_a_custom_key_is_created_used_hidden_for_good_and_revoked(
 ) -> None:
     page = browser_page
     page.goto("/settings/api")
-    assert page.url.endswith("/settings/login")
+    assert page.url.endswith("/login")
     shoot(page, "login")
 
-    log_in(page, workspace.admin_email)
+    log_in(page, workspace.admin_email, then="/inbox/")
+    page.wait_for_url("**/inbox/")
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name="Settings").click()
     page.wait_for_url("**/settings/api")
     assert page.get_by_role("heading", name="API keys").is_visible()
     shoot(page, "api-keys")
@@ -219,16 +224,15 @@ def test_a_wrong_password_and_a_person_who_is_not_an_admin(
     page = browser_page
     log_in(page, workspace.admin_email, "wrong password")
     assert page.get_by_role("alert").inner_text() == (
-        "That e-mail and password do not match an org admin."
+        "That email and password do not match a member."
     )
     shoot(page, "login-failed")
 
-    log_in(page, workspace.add_person("agent"))  # the right password, of an agent
-    assert page.get_by_role("alert").inner_text() == (
-        "That e-mail and password do not match an org admin."
-    )
+    log_in(page, workspace.add_person("agent"))  # an agent works the inbox, not the settings
     page.goto("/settings/api")
-    assert page.url.endswith("/settings/login")
+    assert page.get_by_role("heading", name="Settings are for org admins").is_visible()
+    assert page.get_by_role("link", name="Settings").count() == 0
+    shoot(page, "settings-refused-to-an-agent")
 
 
 def test_an_admin_of_two_workspaces_picks_one_and_can_switch(
@@ -240,10 +244,10 @@ def test_an_admin_of_two_workspaces_picks_one_and_can_switch(
     page = browser_page
 
     log_in(page, email)
-    page.wait_for_url("**/settings/workspace")
+    page.wait_for_url("**/workspace")
     shoot(page, "choose-workspace")
     page.get_by_role("button", name="Globex Helpdesk").click()
-    page.wait_for_url("**/settings/api")
+    page.wait_for_url("**/inbox/")
     assert page.locator(".workspace").inner_text() == "Globex Helpdesk"
 
     page.get_by_role("link", name="Switch workspace").click()
@@ -251,10 +255,10 @@ def test_an_admin_of_two_workspaces_picks_one_and_can_switch(
     assert page.locator(".workspace").inner_text() == "Acme Support"
 
     page.get_by_role("button", name="Log out").click()
-    page.wait_for_url("**/settings/login")
+    page.wait_for_url("**/login")
     assert page.get_by_text("You have logged out.").is_visible()
     page.goto("/settings/api")
-    assert page.url.endswith("/settings/login")
+    assert page.url.endswith("/login")
 
 
 def test_a_page_that_does_not_exist(

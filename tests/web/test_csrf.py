@@ -11,8 +11,8 @@ from tests.web.settings_client import SettingsClient, hidden_fields
 FORMS = [
     ("/settings/api/keys", {"name": "csrf", "access": "read_only", "expires": "never"}),
     ("/settings/machine-users", {"name": "csrf machine user"}),
-    ("/settings/logout", {}),
-    ("/settings/workspace", {"workspace_id": "ws_01JD0000000000000000000000"}),
+    ("/logout", {}),
+    ("/workspace", {"workspace_id": "ws_01JD0000000000000000000000"}),
 ]
 
 
@@ -81,7 +81,7 @@ def test_the_login_form_needs_its_token_too(workspace: WorkspaceFixture) -> None
     client = SettingsClient(workspace.server.base_url)
 
     answer = client.post(
-        "/settings/login",
+        "/login",
         {"email": workspace.admin_email, "password": workspace.admin_password},
     )
 
@@ -91,7 +91,7 @@ def test_the_login_form_needs_its_token_too(workspace: WorkspaceFixture) -> None
 
 def test_logging_in_gives_a_new_csrf_token(workspace: WorkspaceFixture) -> None:
     client = SettingsClient(workspace.server.base_url)
-    before = hidden_fields(client.get("/settings/login").text)["csrf_token"]
+    before = hidden_fields(client.get("/login").text)["csrf_token"]
 
     client.logged_in(workspace.admin_email, workspace.admin_password)
 

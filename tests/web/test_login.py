@@ -10,7 +10,7 @@ import httpx
 
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace, unique_email
 from tests.servers import RunningServer
-from tests.web.settings_client import SettingsClient
+from tests.web.settings_client import SettingsClient, hidden_fields
 
 
 def session_cookie_header(answer_headers: list[str]) -> str:
@@ -28,7 +28,7 @@ def test_an_org_admin_logs_in_and_sees_the_keys_of_their_workspace(
     page = client.get("/settings/api")
 
     assert answer.status_code == 303
-    assert answer.headers["location"] == "/settings/api"
+    assert answer.headers["location"] == "/inbox/"
     assert page.status_code == 200
     assert "Test workspace" in page.text
     assert workspace.made.key.api_key.key_prefix in page.text
@@ -54,7 +54,7 @@ def test_pages_need_a_login(workspace: WorkspaceFixture) -> None:
     ):
         answer = client.get(path)
         assert answer.status_code == 303, path
-        assert answer.headers["location"] == "/settings/login"
+        assert answer.headers["location"] == "/login"
 
 
 def test_a_wrong_password_is_refused_and_logs_nobody_in(workspace: WorkspaceFixture) -> None:
@@ -63,7 +63,7 @@ def test_a_wrong_password_is_refused_and_logs_nobody_in(workspace: WorkspaceFixt
     answer = client.login(workspace.admin_email, "not the password")
 
     assert answer.status_code == 401
-    assert "do not match an org admin" in answer.text
+    assert "do not match a member" in answer.text
     assert client.get("/settings/api").status_code == 303
 
 
@@ -220,19 +220,40 @@ def comparable(answer: httpx.Response) -> tuple[int, str, list[tuple[str, str]]]
     return answer.status_code, text, headers
 
 
-def test_a_person_who_is_not_an_org_admin_gets_the_answer_of_a_wrong_password(
+def test_an_agent_logs_in_to_the_inbox_and_is_refused_the_settings(
     workspace: WorkspaceFixture,
 ) -> None:
     agent = workspace.add_person("agent")
     client = SettingsClient(workspace.server.base_url)
 
-    right = client.login(agent, ADMIN_PASSWORD)
-    wrong = SettingsClient(workspace.server.base_url).login(agent, "not the password")
+    logged_in = client.login(agent, ADMIN_PASSWORD)
+    inbox = client.get("/inbox/")
+    settings = client.get("/settings/api")
 
-    # Anything else would tell a guesser that the password is right.
-    assert right.status_code == 401
-    assert comparable(right) == comparable(wrong)
-    assert client.get("/settings/api").status_code == 303
+    assert (logged_in.status_code, logged_in.headers["location"]) == (303, "/inbox/")
+    assert inbox.status_code == 200
+    assert settings.status_code == 403 and "Settings are for org admins" in settings.text
+
+
+def test_the_login_goes_on_only_to_a_page_of_this_site(workspace: WorkspaceFixture) -> None:
+    def landing(wanted: str) -> str:
+        client = SettingsClient(workspace.server.base_url)
+        form = hidden_fields(client.get("/login", params={"next": wanted}).text)
+        answer = client.post(
+            "/login",
+            {
+                "csrf_token": form["csrf_token"],
+                "email": workspace.admin_email,
+                "password": workspace.admin_password,
+                "next": wanted,
+            },
+        )
+        return str(answer.headers["location"])
+
+    assert landing("/settings/members") == "/settings/members"
+    assert landing("https://evil.example/") == "/inbox/"
+    assert landing("//evil.example/") == "/inbox/"
+    assert landing("/\\evil.example/") == "/inbox/"
 
 
 def test_an_admin_of_several_workspaces_chooses_one(server: RunningServer) -> None:
@@ -242,14 +263,12 @@ def test_an_admin_of_several_workspaces_chooses_one(server: RunningServer) -> No
     client = SettingsClient(server.base_url)
 
     answer = client.login(email, ADMIN_PASSWORD)
-    chooser = client.get("/settings/workspace")
-    chosen = client.submit(
-        "/settings/workspace", "/settings/workspace", {"workspace_id": second.id}
-    )
+    chooser = client.get("/workspace")
+    chosen = client.submit("/workspace", "/workspace", {"workspace_id": second.id})
     keys = client.get("/settings/api")
 
     assert answer.status_code == 303
-    assert answer.headers["location"] == "/settings/workspace"
+    assert answer.headers["location"] == "/workspace"
     assert "Alpha support" in chooser.text and "Beta support" in chooser.text
     assert chosen.status_code == 303
     assert second.made.key.api_key.key_prefix in keys.text
@@ -263,9 +282,7 @@ def test_a_workspace_not_offered_at_login_cannot_be_chosen(
         workspace.admin_email, workspace.admin_password
     )
 
-    answer = client.submit(
-        "/settings/api", "/settings/workspace", {"workspace_id": other_workspace.id}
-    )
+    answer = client.submit("/settings/api", "/workspace", {"workspace_id": other_workspace.id})
 
     assert answer.status_code == 404
     assert other_workspace.made.key.api_key.key_prefix not in client.get("/settings/api").text
@@ -277,7 +294,7 @@ def test_logging_out_ends_the_session(workspace: WorkspaceFixture) -> None:
     )
     old_cookie = client.http.cookies.get("supportdesk_session")
 
-    answer = client.submit("/settings/api", "/settings/logout")
+    answer = client.submit("/settings/api", "/logout")
 
     assert answer.status_code == 303
     assert client.get("/settings/api").status_code == 303
@@ -295,7 +312,7 @@ def test_the_session_cookie_is_httponly_samesite_lax_and_scoped(
     parsed = SimpleCookie(cookie)["supportdesk_session"]
     assert parsed["httponly"] is True
     assert parsed["samesite"].lower() == "lax"
-    assert parsed["path"] == "/settings"
+    assert parsed["path"] == "/"  # the inbox, the settings and the inbox's live stream
     assert not parsed["secure"]  # plain HTTP here: a Secure cookie would never come back
     assert workspace.admin_password not in cookie
     assert workspace.key not in cookie
@@ -361,7 +378,7 @@ def test_settings_leads_to_the_keys_and_unknown_addresses_get_a_page(
 
     home = client.get("/settings/")
     missing = client.get("/settings/nothing-here")
-    wrong_method = client.get("/settings/logout")
+    wrong_method = client.get("/settings/api/keys")
 
     assert home.status_code == 303 and home.headers["location"] == "/settings/api"
     assert missing.status_code == 404 and "Page not found" in missing.text

@@ -20,7 +20,7 @@ def logged_in(workspace: WorkspaceFixture) -> SettingsClient:
 def with_cookie(base_url: str, cookie: str) -> SettingsClient:
     """Another client (another address) that sends a copied session cookie."""
     client = SettingsClient(base_url)
-    client.http.cookies.set(COOKIE, cookie, path="/settings")
+    client.http.cookies.set(COOKIE, cookie, path="/")
     return client
 
 
@@ -35,7 +35,7 @@ def test_a_cookie_copied_before_logout_is_sent_to_the_login_afterwards(
     copied = admin.http.cookies.get(COOKIE) or ""
     assert with_cookie(workspace.server.base_url, copied).get("/settings/api").status_code == 200
 
-    admin.submit("/settings/api", "/settings/logout")
+    admin.submit("/settings/api", "/logout")
     answers = [
         with_cookie(workspace.server.base_url, copied).get(path)
         for path in ("/settings/api", "/settings/api/keys/new", "/settings/audit")
@@ -43,7 +43,7 @@ def test_a_cookie_copied_before_logout_is_sent_to_the_login_afterwards(
 
     for answer in answers:
         assert answer.status_code == 303
-        assert answer.headers["location"] == "/settings/login"
+        assert answer.headers["location"] == "/login"
 
 
 def test_a_cookie_copied_before_logout_cannot_create_a_key_afterwards(
@@ -55,11 +55,11 @@ def test_a_cookie_copied_before_logout_cannot_create_a_key_afterwards(
     form = hidden_fields(admin.get("/settings/api/keys/new").text)
     form |= {"name": "made after logout", "access": "full_access", "expires": "never"}
 
-    admin.submit("/settings/api", "/settings/logout")
+    admin.submit("/settings/api", "/logout")
     answer = with_cookie(workspace.server.base_url, copied).post("/settings/api/keys", form)
 
     assert answer.status_code == 303
-    assert answer.headers["location"] == "/settings/login"
+    assert answer.headers["location"] == "/login"
     assert "svc_mk_" not in answer.text
     assert "made after logout" not in key_names(workspace)
 
@@ -71,20 +71,20 @@ def test_a_copied_cookie_cannot_choose_a_workspace_after_logout(
     copied = admin.http.cookies.get(COOKIE) or ""
     csrf = admin.csrf_token()
 
-    admin.submit("/settings/api", "/settings/logout")
-    chooser = with_cookie(workspace.server.base_url, copied).get("/settings/workspace")
+    admin.submit("/settings/api", "/logout")
+    chooser = with_cookie(workspace.server.base_url, copied).get("/workspace")
     chosen = with_cookie(workspace.server.base_url, copied).post(
-        "/settings/workspace", {"csrf_token": csrf, "workspace_id": workspace.id}
+        "/workspace", {"csrf_token": csrf, "workspace_id": workspace.id}
     )
 
-    assert chooser.status_code == 303 and chooser.headers["location"] == "/settings/login"
-    assert chosen.status_code == 303 and chosen.headers["location"] == "/settings/login"
+    assert chooser.status_code == 303 and chooser.headers["location"] == "/login"
+    assert chosen.status_code == 303 and chosen.headers["location"] == "/login"
 
 
 def test_logging_out_ends_that_login_only(workspace: WorkspaceFixture) -> None:
     at_work, at_home = logged_in(workspace), logged_in(workspace)
 
-    at_work.submit("/settings/api", "/settings/logout")
+    at_work.submit("/settings/api", "/logout")
 
     assert at_work.get("/settings/api").status_code == 303
     assert at_home.get("/settings/api").status_code == 200
@@ -103,7 +103,7 @@ def test_logging_out_holds_in_every_process_at_once(workspace: WorkspaceFixture)
         on_twin = with_cookie(twin.base_url, copied)
         assert on_twin.get("/settings/api").status_code == 200
 
-        admin.submit("/settings/api", "/settings/logout")
+        admin.submit("/settings/api", "/logout")
 
         assert on_twin.get("/settings/api").status_code == 303
     finally:
@@ -116,7 +116,7 @@ def test_logging_in_again_ends_the_login_before(workspace: WorkspaceFixture) -> 
 
     # The login form itself leads a logged-in browser away; an old tab may still send it.
     form = {"email": workspace.admin_email, "password": workspace.admin_password}
-    again = admin.post("/settings/login", {"csrf_token": admin.csrf_token(), **form})
+    again = admin.post("/login", {"csrf_token": admin.csrf_token(), **form})
 
     assert again.status_code == 303
     assert admin.get("/settings/api").status_code == 200
@@ -138,5 +138,5 @@ def test_ending_a_person_s_sessions_logs_out_each_of_their_logins(
     assert ended == 2
     for login in logins:
         answer = login.get("/settings/api")
-        assert answer.status_code == 303 and answer.headers["location"] == "/settings/login"
+        assert answer.status_code == 303 and answer.headers["location"] == "/login"
     assert logged_in(workspace).get("/settings/api").status_code == 200

@@ -44,7 +44,7 @@ def test_an_admin_adds_an_agent_and_an_admin_who_can_log_in(
     found = members_by_email(workspace)
     assert (found["roy@example.com"]["role"], found[jen]["role"]) == ("agent", "admin")
     login = SettingsClient(workspace.server.base_url).login(jen, "jen's long password")
-    assert login.status_code == 303 and login.headers["location"].endswith("/settings/api")
+    assert login.status_code == 303 and login.headers["location"].endswith("/inbox/")
 
 
 def test_a_bad_form_comes_back_with_its_errors_and_adds_nobody(

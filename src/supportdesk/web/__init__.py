@@ -1,7 +1,8 @@
-"""The settings page (Settings → API) for org admins: server-rendered, no JavaScript framework.
+"""The pages people log in to: the agent inbox and, for admins, the settings. Server-rendered,
+no JavaScript framework.
 
-It calls the same domain services as the GraphQL mutations, never GraphQL itself."""
+They call the same domain actions as the GraphQL mutations, never GraphQL itself."""
 
-from supportdesk.web.app import settings_app
+from supportdesk.web.app import web_routes
 
-__all__ = ["settings_app"]
+__all__ = ["web_routes"]

@@ -1,8 +1,9 @@
-"""The settings page as an ASGI app, mounted at /settings by supportdesk.app."""
+"""The pages people use, logged in with a session: /login, the inbox under /inbox and the
+settings under /settings. supportdesk.app lists these routes beside the API's."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from starlette.applications import Starlette
@@ -16,10 +17,11 @@ from supportdesk.auth.login_throttle import LoginThrottle, ThrottleLimits
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
-from supportdesk.web.endpoint import Handler, Web, endpoint
+from supportdesk.web.endpoint import ADMIN, MEMBER, PUBLIC, Handler, Web, endpoint, redirect
 from supportdesk.web.pages import (
     api_keys,
     audit,
+    inbox,
     login,
     machine_users,
     members,
@@ -51,19 +53,34 @@ def _web(settings: Settings, db: Database, server_key: ServerKey) -> Web:
     )
 
 
-def _routes(web: Web) -> list[BaseRoute]:
-    def page(
-        path: str, handler: Handler, methods: Sequence[str] = ("GET",), *, admin_only: bool = True
-    ) -> Route:
-        return Route(path, endpoint(web, handler, admin_only=admin_only), methods=list(methods))
+# A page's route: (path, handler, methods, access=...).
+PageRoute = Callable[..., Route]
 
+
+async def _to_login(request: Request) -> Response:
+    return redirect("/login")
+
+
+def _html_problems(web: Web) -> Callable[[Request, Exception], Awaitable[Response]]:
+    async def http_problem(request: Request, error: Exception) -> Response:
+        status = error.status_code if isinstance(error, HTTPException) else 500
+        title, message = PROBLEMS.get(status, PROBLEMS[500])
+        values = {"title": title, "message": message, "me": None, "csrf_token": ""}
+        return web.renderer.html("problem.html", values, status)
+
+    return http_problem
+
+
+def _pages(web: Web, routes: list[BaseRoute]) -> Starlette:
+    """A group of pages whose unknown addresses answer with an HTML problem page."""
+    return Starlette(routes=routes, exception_handlers={HTTPException: _html_problems(web)})
+
+
+def _settings_routes(page: PageRoute) -> list[BaseRoute]:
     return [
-        page("/", login.home),
-        page("/login", login.login_form, admin_only=False),
-        page("/login", login.login, ["POST"], admin_only=False),
-        page("/logout", login.logout, ["POST"], admin_only=False),
-        page("/workspace", login.choose_form, admin_only=False),
-        page("/workspace", login.choose, ["POST"], admin_only=False),
+        page("/", login.settings_home),
+        # The login used to live here: old bookmarks still reach it.
+        Route("/login", _to_login),
         page("/api", api_keys.key_list),
         page("/api/keys/new", api_keys.new_key_form),
         page("/api/keys", api_keys.create_key, ["POST"]),
@@ -93,17 +110,30 @@ def _routes(web: Web) -> list[BaseRoute]:
         page("/members/{member_id}/remove", members.remove_form),
         page("/members/{member_id}/remove", members.remove, ["POST"]),
         page("/audit", audit.audit_log),
-        Mount("/static", StaticFiles(packages=[("supportdesk.web", "static")]), name="static"),
     ]
 
 
-def settings_app(settings: Settings, db: Database, server_key: ServerKey) -> Starlette:
+def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
+    return [page("/", inbox.queue, access=MEMBER)]
+
+
+def web_routes(settings: Settings, db: Database, server_key: ServerKey) -> list[BaseRoute]:
+    """Every page's route: the login at the root, the inbox and the settings mounted."""
     web = _web(settings, db, server_key)
 
-    async def http_problem(request: Request, error: Exception) -> Response:
-        status = error.status_code if isinstance(error, HTTPException) else 500
-        title, message = PROBLEMS.get(status, PROBLEMS[500])
-        values = {"title": title, "message": message, "me": None, "csrf_token": ""}
-        return web.renderer.html("problem.html", values, status)
+    def page(
+        path: str, handler: Handler, methods: Sequence[str] = ("GET",), *, access: str = ADMIN
+    ) -> Route:
+        return Route(path, endpoint(web, handler, access=access), methods=list(methods))
 
-    return Starlette(routes=_routes(web), exception_handlers={HTTPException: http_problem})
+    return [
+        page("/", login.home, access=PUBLIC),
+        page("/login", login.login_form, access=PUBLIC),
+        page("/login", login.login, ["POST"], access=PUBLIC),
+        page("/logout", login.logout, ["POST"], access=PUBLIC),
+        page("/workspace", login.choose_form, access=PUBLIC),
+        page("/workspace", login.choose, ["POST"], access=PUBLIC),
+        Mount("/inbox", app=_pages(web, _inbox_routes(page))),
+        Mount("/settings", app=_pages(web, _settings_routes(page))),
+        Mount("/static", StaticFiles(packages=[("supportdesk.web", "static")]), name="static"),
+    ]

@@ -1,5 +1,5 @@
-"""Every settings page goes through here: session in, CSRF checked on POST, the org admin
-loaded and checked, the handler run, the session cookie written back."""
+"""Every page goes through here: session in, CSRF checked on POST, the member loaded and
+checked (an admin for the settings), the handler run, the session cookie written back."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from supportdesk.web.render import SECURITY_HEADERS, Renderer
 from supportdesk.web.session import Session, SessionCookies
 
 MAX_FORM_BYTES = 64 * 1024
+# Who may open a page: anyone (the login), any member logged in (the inbox), an admin.
+PUBLIC, MEMBER, ADMIN = "public", "member", "admin"
 T = TypeVar("T")
 # A page of one of the workspace's lists: (db, workspace_id, page request).
 Lister = Callable[[Database, str, PageRequest], Awaitable[ListPage[T]]]
@@ -32,7 +34,7 @@ Lister = Callable[[Database, str, PageRequest], Awaitable[ListPage[T]]]
 
 @dataclass
 class Web:
-    """What the settings pages share."""
+    """What the pages share."""
 
     settings: Settings
     db: Database
@@ -44,7 +46,7 @@ class Web:
 
 @dataclass
 class Page:
-    """One request to a settings page."""
+    """One request to a page."""
 
     request: Request
     web: Web
@@ -58,7 +60,7 @@ class Page:
 
     @property
     def me(self) -> Membership:
-        assert self.membership is not None, "an admin page without an admin"
+        assert self.membership is not None, "a member's page without a member"
         return self.membership
 
     @property
@@ -144,12 +146,13 @@ async def _read_form(page: Page) -> Response | None:
     return None
 
 
-async def _admit(page: Page) -> Response | None:
+async def _admit(page: Page, access: str) -> Response | None:
     """None when the session is live (not logged out, not ended, not expired) and belongs to
-    an org admin of its workspace, else the answer. One lookup answers both."""
+    a member of its workspace (an admin where `access` asks one), else the answer. One
+    lookup answers both."""
     session = page.session
     if not session.logged_in:
-        return redirect("/settings/workspace" if session.choices else "/settings/login")
+        return redirect("/workspace" if session.choices else "/login")
     assert session.id is not None
     assert session.workspace_id is not None and session.admin_id is not None
     page.membership = await session_membership(
@@ -158,8 +161,8 @@ async def _admit(page: Page) -> Response | None:
     if page.membership is None:
         page.session = Session()
         page.session.tell("Your login is no longer valid. Please log in again.")
-        return redirect("/settings/login")
-    if not page.membership.admin.is_admin:
+        return redirect("/login")
+    if access == ADMIN and not page.membership.admin.is_admin:
         return not_an_admin(page, page.membership)
     return None
 
@@ -170,12 +173,12 @@ def not_an_admin(page: Page, membership: Membership) -> Response:
     )
 
 
-def endpoint(web: Web, handler: Handler, *, admin_only: bool = True) -> Callable[..., Any]:
+def endpoint(web: Web, handler: Handler, *, access: str = ADMIN) -> Callable[..., Any]:
     async def run(request: Request) -> Response:
         page = Page(request, web, await web.sessions.read(request))
         refused = await _read_form(page) if request.method == "POST" else None
-        if refused is None and admin_only:
-            refused = await _admit(page)
+        if refused is None and access != PUBLIC:
+            refused = await _admit(page, access)
         response = refused or await handler(page)
         await web.sessions.write(request, response, page.session)
         return response

@@ -1,8 +1,9 @@
-"""The settings page's session: a signed cookie, never a secret.
+"""The session of a person logged in to the pages: a signed cookie, never a secret.
 
 It holds who logged in (admin and workspace ids), the workspaces they may switch between,
 the CSRF token of their forms and a one-shot notice. Signed with the deployment's session
-key; HttpOnly, SameSite=Lax, Secure over HTTPS, and scoped to /settings.
+key; HttpOnly, SameSite=Lax, Secure over HTTPS; the inbox, the settings and the live stream
+of the inbox all read it.
 
 A login also carries the id of its server-side session (domain.org_admins.sessions): the
 signature proves the cookie was ours, the session row that it was not ended since.
@@ -22,7 +23,7 @@ from starlette.responses import Response
 from supportdesk.auth.server_key import ServerKey
 
 COOKIE_NAME = "supportdesk_session"
-COOKIE_PATH = "/settings"
+COOKIE_PATH = "/"
 
 
 @dataclass

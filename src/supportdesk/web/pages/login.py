@@ -1,4 +1,5 @@
-"""Logging in and out, and choosing a workspace when one e-mail administers several."""
+"""Logging in and out (agents and admins alike), and choosing a workspace when one e-mail
+belongs to several."""
 
 from __future__ import annotations
 
@@ -19,21 +20,36 @@ from supportdesk.domain.org_admins import (
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.session import Session
 
-HOME = "/settings/api"
+HOME = "/inbox/"
+SETTINGS_HOME = "/settings/api"
 
 
 async def home(page: Page) -> Response:
     return redirect(HOME)
 
 
+async def settings_home(page: Page) -> Response:
+    return redirect(SETTINGS_HOME)
+
+
+def _next(page: Page, wanted: str) -> str:
+    """Where to go after logging in: a page of ours asked for (`?next=`), else the inbox.
+    Only a path on this site: never another origin (`//host`, `/\\host`)."""
+    if wanted.startswith("/") and not wanted.startswith(("//", "/\\")) and len(wanted) < 500:
+        return wanted
+    return HOME
+
+
 async def login_form(page: Page) -> Response:
+    wanted = _next(page, page.request.query_params.get("next", ""))
     if page.session.logged_in:
-        return redirect(HOME)
-    return page.render("login.html", email="", error=None)
+        return redirect(wanted)
+    return page.render("login.html", email="", error=None, next=wanted)
 
 
 def _refused(page: Page, email: str, status: int, error: str, **headers: str) -> Response:
-    return page.render("login.html", status, headers, email=email, error=error)
+    wanted = _next(page, page.field("next"))
+    return page.render("login.html", status, headers, email=email, error=error, next=wanted)
 
 
 async def login(page: Page) -> Response:
@@ -50,25 +66,22 @@ async def login(page: Page) -> Response:
             f"try again in {minutes} minute{'s' * (minutes != 1)}."
         )
         return _refused(page, email, 429, message, **{"Retry-After": str(wait)})
-    seats = await verify_login(page.db, email, password)
-    admin_seats = [seat.admin for seat in seats if seat.admin.is_admin]
-    if not admin_seats:
-        # A person who is no admin is answered, and counted, exactly as a wrong password:
-        # any other answer would tell a guesser that the password is right.
+    seats = [seat.admin for seat in await verify_login(page.db, email, password)]
+    if not seats:
         await _count_failure(page, email, address)
         return _refused(
             page,
             email,
             401,
-            "That e-mail and password do not match an org admin.",
-            **{"WWW-Authenticate": 'Form realm="supportdesk settings"'},
+            "That email and password do not match a member.",
+            **{"WWW-Authenticate": 'Form realm="supportdesk"'},
         )
     await throttle.succeeded(email, address)
     await _end(page)  # a login over a login: the one before does not linger
     lifetime = timedelta(seconds=page.web.sessions.lifetime)
-    session_id = await start_session(page.db, admin_seats, lifetime)
-    page.session = Session.started(session_id, [(s.workspace_id, s.id) for s in admin_seats])
-    return redirect(HOME if page.session.logged_in else "/settings/workspace")
+    session_id = await start_session(page.db, seats, lifetime)
+    page.session = Session.started(session_id, [(s.workspace_id, s.id) for s in seats])
+    return redirect(_next(page, page.field("next")) if page.session.logged_in else "/workspace")
 
 
 async def _count_failure(page: Page, email: str, address: str | None) -> None:
@@ -81,17 +94,16 @@ async def _count_failure(page: Page, email: str, address: str | None) -> None:
 
 
 async def _choices(page: Page) -> list[Membership]:
-    """The admin seats the login still covers (none once it has ended)."""
+    """The seats the login still covers (none once it has ended)."""
     session = page.session
     if session.id is None or not session.choices:
         return []
-    seats = await session_memberships(page.db, session.id, session.workspace_ids)
-    return [seat for seat in seats if seat.admin.is_admin]
+    return await session_memberships(page.db, session.id, session.workspace_ids)
 
 
 def _login_again(page: Page) -> Response:
     page.session = Session()
-    return redirect("/settings/login")
+    return redirect("/login")
 
 
 async def choose_form(page: Page) -> Response:
@@ -113,9 +125,9 @@ async def choose(page: Page) -> Response:
     for seat in seats:
         if seat.admin.workspace_id == wanted:
             page.session.choose(wanted, seat.admin.id)
-            page.session.tell(f"You are managing {seat.workspace_name}.")
+            page.session.tell(f"You are working in {seat.workspace_name}.")
             return redirect(HOME)
-    return page.problem(404, "Workspace not found", "You are not an org admin of that workspace.")
+    return page.problem(404, "Workspace not found", "You are not a member of that workspace.")
 
 
 async def _end(page: Page) -> None:
@@ -128,4 +140,4 @@ async def logout(page: Page) -> Response:
     await _end(page)
     page.session = Session()
     page.session.tell("You have logged out.")
-    return redirect("/settings/login")
+    return redirect("/login")

@@ -110,6 +110,6 @@ async def remove(page: Page) -> Response:
         page.session.tell(_LAST_ADMIN)
         return redirect("/settings/members")
     if member.id == page.me.admin.id:
-        return redirect("/settings/login")  # their own session went with them
+        return redirect("/login")  # their own session went with them
     page.session.tell(f"{member.name} was removed; their issues are unassigned.")
     return redirect("/settings/members")
