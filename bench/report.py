@@ -413,6 +413,7 @@ def chart(result: dict[str, Any], path: Path) -> None:
     figure, axes = plt.subplots(len(backends), 3, figsize=(18, 5 * len(backends)), squeeze=False)
     colours = {
         "ours": "#2f6fb0",
+        "ours+graphql": "#9b6fc0",
         "ours+metrics": "#7fa8d6",
         "ours+webhook": "#4f9a6a",
         "floor": "#8a8a8a",
@@ -422,7 +423,9 @@ def chart(result: dict[str, Any], path: Path) -> None:
         scenarios = summary[backend]
         name = BACKEND_NAMES.get(backend, backend)
         operations = [
-            s for s in scenarios if not s.startswith(("messages-", "workspace-", "search-"))
+            s
+            for s in scenarios
+            if not s.startswith(("messages-", "workspace-", "search-", "inbox-queue-"))
         ]
         ax = axes[row][0]
         width = 0.8 / len(SERVERS)
