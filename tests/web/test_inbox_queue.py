@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from supportdesk.domain.issues import IssueFilter, count_issues_up_to
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace
 from tests.servers import RunningServer
 from tests.web.inbox_stock import MINE, SOLVED, UNASSIGNED_SUBJECTS, Stock, stock_workspace
@@ -56,6 +57,17 @@ def test_each_view_shows_its_count_and_mine_is_the_default(agent: SettingsClient
     }
     assert '<h1 id="queue-title">Mine</h1>' in page.text
     assert len(tickets(page.text)) == 50
+
+
+def test_a_views_count_stops_past_its_limit(stock: Stock) -> None:
+    server, where = stock.workspace.server, IssueFilter(statuses=("new",))
+
+    def counted(limit: int) -> int:
+        return server.call(count_issues_up_to(server.db, stock.workspace.id, where, limit))
+
+    assert counted(1000) == MINE + len(UNASSIGNED_SUBJECTS)
+    assert counted(10) == 11  # past the limit: limit + 1, however many there are
+    assert counted(MINE + len(UNASSIGNED_SUBJECTS)) == MINE + len(UNASSIGNED_SUBJECTS)
 
 
 def test_views_list_their_issues_newest_activity_first(agent: SettingsClient, stock: Stock) -> None:

@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from supportdesk.domain import saved_views
 from supportdesk.domain.errors import DomainError, ErrorCode, InvalidArgument
-from supportdesk.domain.issues import BulkChange, count_issues, update_issues
+from supportdesk.domain.issues import BulkChange, count_issues_up_to, update_issues
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.queries import list_labels
 from supportdesk.domain.members.queries import list_members
@@ -23,6 +23,9 @@ from supportdesk.web.queue import FILTER_NAMES, VIEWS, QueueQuery, view_filter
 from supportdesk.web.queue_rows import QueueRows, read_rows
 
 ROWS_TARGET = "queue-rows"
+# A view counts its issues up to here and shows "1,000+" beyond: the count then costs the
+# same in a workspace of a thousand issues as in one of a million.
+VIEW_COUNT_LIMIT = 1000
 _BAD_PAGE = (
     "That page of the queue cannot be shown: its link is not one this inbox made. "
     "Start again from the first page."
@@ -70,13 +73,19 @@ async def queue(page: Page) -> Response:
         return page.problem(400, "Page not found", _BAD_PAGE)
 
 
+def _count_text(count: int) -> str:
+    return f"{VIEW_COUNT_LIMIT:,}+" if count > VIEW_COUNT_LIMIT else f"{count:,}"
+
+
 async def _queue_page(
     page: Page, query: QueueQuery, status: int = 200, error: str = ""
 ) -> Response:
     me = page.me.admin
     people = await _people(page)
     counts = {
-        view.key: await count_issues(page.db, page.workspace_id, view_filter(view, me.id))
+        view.key: await count_issues_up_to(
+            page.db, page.workspace_id, view_filter(view, me.id), VIEW_COUNT_LIMIT
+        )
         for view in VIEWS
     }
     saved = await saved_views.list_saved_views(page.db, page.workspace_id, me.id)
@@ -88,7 +97,7 @@ async def _queue_page(
         page_rows=await _read(page, query, people),
         rows_url=rows_url(query),
         views=VIEWS,
-        counts=counts,
+        counts={key: _count_text(count) for key, count in counts.items()},
         people=sorted(people.items(), key=lambda item: item[1].casefold()),
         labels=await page.every(list_labels),
         saved=saved,
