@@ -1,6 +1,6 @@
-"""Driving a server with wrk: a Lua script cycles through the scenario's POST bodies and
-reports requests, latency percentiles and errors as one JSON line; the server's CPU time
-(and PostgreSQL's) is read before and after."""
+"""Driving a server with wrk: a Lua script cycles through the scenario's POST bodies (or
+the paths of its GET pages) and reports requests, latency percentiles and errors as one
+JSON line; the server's CPU time (and PostgreSQL's) is read before and after."""
 
 from __future__ import annotations
 
@@ -32,9 +32,15 @@ function init(args)
     local name, value = line:match("^([^:]+): (.*)$")
     headers[name] = value
   end
+  -- POST: each line is a JSON body for /graphql; GET: each line is a path (a page).
+  local method = args[3] or "POST"
   for line in io.lines(args[2]) do
     count = count + 1
-    requests[count] = wrk.format("POST", "/graphql", headers, line)
+    if method == "GET" then
+      requests[count] = wrk.format("GET", line, headers)
+    else
+      requests[count] = wrk.format("POST", "/graphql", headers, line)
+    end
   end
   -- Threads start at different places so they do not march in step.
   position = math.random(count) - 1
@@ -128,6 +134,7 @@ class Driver:
             "--",
             str(headers),
             str(bodies),
+            requests.method,
         ]
         pids = server.pids()
         db_before = self._database_cpu()

@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.load import ROUND_SECONDS, WARM_UP_SECONDS, Measurement
 
-SERVERS = ("ours", "ours+metrics", "ours+webhook", "floor", "postgraphile")
+SERVERS = ("ours", "ours+graphql", "ours+metrics", "ours+webhook", "floor", "postgraphile")
 WEBHOOK_SCENARIO = "createIssue-webhook"
 # CONTRACT §11 and the issue's targets: one endpoint keeps >= 0.9x of createIssue's
 # throughput; the first attempt leaves within 1 s of the commit (p95).
@@ -83,6 +83,40 @@ def growth(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str,
                 "throughput_ratio": large["rps"] / small["rps"],
                 "cpu_ratio": large["cpu_us_per_request"] / small["cpu_us_per_request"],
             }
+    return found
+
+
+# The inbox issue's targets: the queue's page costs the server at most 1.5x the CPU of the
+# GraphQL request that reads the same data, and at most 1.2x in the 100k-issue workspace
+# what it costs in the 1k one.
+INBOX_PAGE_TARGET = 1.5
+INBOX_GROWTH_TARGET = 1.2
+
+
+def inbox_checks(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The inbox's Mine page against its GraphQL twin, and the largest workspace's page
+    against the smallest's, in server CPU per request, per backend."""
+    found: dict[str, dict[str, Any]] = {}
+    for backend, scenarios in summary.items():
+        entry: dict[str, Any] = {}
+        pair = scenarios.get("inbox-queue", {})
+        page, graphql = pair.get("ours"), pair.get("ours+graphql")
+        if page and graphql and graphql["cpu_us_per_request"]:
+            ratio = page["cpu_us_per_request"] / graphql["cpu_us_per_request"]
+            entry["page_vs_graphql_cpu"] = ratio
+            entry["page_meets_target"] = ratio <= INBOX_PAGE_TARGET
+        small = scenarios.get("inbox-queue-1k", {}).get("ours")
+        large_key = next(
+            (k for k in ("inbox-queue-100k", "inbox-queue-10k") if k in scenarios), None
+        )
+        if small and large_key and small["cpu_us_per_request"] and small["rps"]:
+            large = scenarios[large_key]["ours"]
+            entry["compared"] = f"{large_key} vs inbox-queue-1k"
+            entry["growth_cpu"] = large["cpu_us_per_request"] / small["cpu_us_per_request"]
+            entry["growth_throughput"] = large["rps"] / small["rps"]
+            entry["growth_meets_target"] = entry["growth_cpu"] <= INBOX_GROWTH_TARGET
+        if entry:
+            found[backend] = entry
     return found
 
 
@@ -233,6 +267,7 @@ def build(
         "growth": growth(summary),
         "search_growth": search_growth(summary),
         "metrics_cost": metrics_cost(summary),
+        "inbox": inbox_checks(summary),
         "webhooks": webhook_cost(measurements, webhooks or {}),
         "scenarios": sorted(labels),
         "measurements": [m.as_dict() for m in measurements],
@@ -292,6 +327,21 @@ def table(result: dict[str, Any]) -> str:
             f"target), CPU per request {_number(check['cpu_ratio'], 2, '×')}, throughput "
             f"{check['throughput_ratio']:.2f}×"
         )
+    for backend, check in result.get("inbox", {}).items():
+        name = BACKEND_NAMES.get(backend, backend)
+        if "page_vs_graphql_cpu" in check:
+            verdict = "meets" if check["page_meets_target"] else "MISSES"
+            lines.append(
+                f"{name}: inbox Mine page vs its GraphQL request: server CPU per request "
+                f"{check['page_vs_graphql_cpu']:.2f}× ({verdict} the {INBOX_PAGE_TARGET:g}× target)"
+            )
+        if "growth_cpu" in check:
+            verdict = "meets" if check["growth_meets_target"] else "MISSES"
+            lines.append(
+                f"{name}: inbox Mine page, {check['compared']}: server CPU per request "
+                f"{check['growth_cpu']:.2f}× ({verdict} the {INBOX_GROWTH_TARGET:g}× target), "
+                f"throughput {check['growth_throughput']:.2f}×"
+            )
     for backend, check in result.get("metrics_cost", {}).items():
         lines.append(
             f"{BACKEND_NAMES.get(backend, backend)}: issue with /metrics on vs off: throughput "
@@ -363,6 +413,7 @@ def chart(result: dict[str, Any], path: Path) -> None:
     figure, axes = plt.subplots(len(backends), 3, figsize=(18, 5 * len(backends)), squeeze=False)
     colours = {
         "ours": "#2f6fb0",
+        "ours+graphql": "#9b6fc0",
         "ours+metrics": "#7fa8d6",
         "ours+webhook": "#4f9a6a",
         "floor": "#8a8a8a",
@@ -372,7 +423,9 @@ def chart(result: dict[str, Any], path: Path) -> None:
         scenarios = summary[backend]
         name = BACKEND_NAMES.get(backend, backend)
         operations = [
-            s for s in scenarios if not s.startswith(("messages-", "workspace-", "search-"))
+            s
+            for s in scenarios
+            if not s.startswith(("messages-", "workspace-", "search-", "inbox-queue-"))
         ]
         ax = axes[row][0]
         width = 0.8 / len(SERVERS)

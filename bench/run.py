@@ -17,7 +17,7 @@ import asyncpg
 import httpx
 import orjson
 
-from bench import report, seed, tools, webhooks
+from bench import inbox, report, seed, tools, webhooks
 from bench.load import (
     ROUND_SECONDS,
     WARM_UP_SECONDS,
@@ -56,6 +56,9 @@ QUICK_SCENARIOS = (
     "search-1k",
     "search-10k",
     "createIssue-webhook",
+    "inbox-queue",
+    "inbox-queue-1k",
+    "inbox-queue-10k",
 )
 
 
@@ -153,6 +156,12 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
     finally:
         await store.close()
     document = article_search_document(build_schema()._schema) if has_articles else None
+    inbox_members = {}
+    if not options.only or any(key.startswith("inbox-queue") for key in options.only):
+        measured = {spec.name for spec in (*plan.sizes, plan.main)}
+        inbox_members = await inbox.prepare_members(
+            url, {name: seeded[name].workspace_id for name in sorted(measured)}
+        )
     return Workload(
         backend=backend,
         main_workspace=plan.main.name,
@@ -166,6 +175,7 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
         article_words=seed.TOPICS,
         hook_workspaces=(plan.hooks[0].name, plan.hooks[1].name) if len(plan.hooks) == 2 else None,
         issue_queries=seed.issue_queries(),
+        inbox_members=inbox_members,
     )
 
 
@@ -217,6 +227,9 @@ def verify(urls: dict[str, str], scenarios: Sequence[Scenario]) -> None:
     reads answer exactly the data ours answers, and PostGraphile's issue as many messages."""
     for scenario in scenarios:
         for name, requests in scenario.servers.items():
+            if requests.method == "GET":
+                inbox.verify_page(urls[name], requests)
+                continue
             for index, body in enumerate(requests.bodies[:2]):
                 answer = _answer(name, urls[name], scenario, body)
                 if name == "floor" and not scenario.writes:
@@ -267,7 +280,9 @@ class RunHooks(Protocol):
 
 
 def documents(requests: Requests) -> frozenset[str]:
-    """The GraphQL documents among a server's bodies (variables aside)."""
+    """The GraphQL documents among a server's bodies (variables aside), or the pages."""
+    if requests.method == "GET":
+        return frozenset(path.decode() for path in requests.bodies)
     return frozenset(orjson.loads(body)["query"] for body in requests.bodies)
 
 
@@ -367,6 +382,13 @@ def run_backend(
     log_folder = options.output / "logs" / backend
     servers = start_servers(backend, url, options, log_folder)
     try:
+        if load.inbox_members:
+            # The inbox's pages need a logged-in session: made now that ours listens.
+            cookies = {name: inbox.log_in(servers["ours"].url, name) for name in load.inbox_members}
+            servers[inbox.GRAPHQL] = servers["ours"]
+            sizes = [(spec.name, size_label(spec.issues)) for spec in options.plan.sizes]
+            found = inbox.scenarios(load, cookies, sizes)
+            scenarios += [s for s in found if options.wants(s.key)]
         hooks = None
         if any(s.key == webhooks.SCENARIO for s in scenarios) and load.hook_workspaces:
             servers[WITH_ENDPOINT] = servers["ours"]

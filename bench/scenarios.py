@@ -135,12 +135,17 @@ class Requests:
 
     bodies: list[bytes]
     authorization: str | None = None
+    # GET: each "body" is a path asked for (a page), sent with the session's cookie.
+    method: str = "POST"
+    cookie: str | None = None
 
     @property
     def headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json"} if self.method == "POST" else {}
         if self.authorization:
             headers["Authorization"] = self.authorization
+        if self.cookie:
+            headers["Cookie"] = self.cookie
         return headers
 
 
@@ -179,6 +184,8 @@ class Workload:
     hook_workspaces: tuple[str, str] | None = None
     # What the issue search asks, the same in every workspace (seed.SEARCH_TERMS).
     issue_queries: Sequence[str] = ()
+    # The inbox's bench member of each workspace, by workspace name (bench/inbox.py).
+    inbox_members: dict[str, str] = field(default_factory=dict)
 
     def bearer(self, workspace: str) -> str:
         return f"Bearer {self.keys[workspace]}"

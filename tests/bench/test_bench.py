@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from bench import compare, report, webhooks
+from bench import compare, inbox, report, webhooks
 from bench.compare import Run
 from bench.floor import FloorApp
 from bench.load import Measurement
@@ -115,6 +115,18 @@ def test_seeding_and_one_round_of_every_scenario(
     }
     verify(urls, scenarios)
     assert "supportdesk_http_requests_total" in httpx.get(f"{metrics_server.base_url}/metrics").text
+
+    # The inbox's page, logged in as the bench member, beside its GraphQL twin.
+    cookies = {name: inbox.log_in(server.base_url, name) for name in load.inbox_members}
+    pages = inbox.scenarios(load, cookies, [("bench-test-small", "10"), ("bench-test-main", "30")])
+    assert [s.key for s in pages] == ["inbox-queue", "inbox-queue-10", "inbox-queue-30"]
+    verify({**urls, inbox.GRAPHQL: server.base_url}, pages)
+    mine = inbox.verify_page(server.base_url, pages[0].servers["ours"])
+    twin = pages[0].servers[inbox.GRAPHQL].bodies[0]
+    answer = httpx.post(
+        f"{server.base_url}/graphql", content=twin, headers=pages[0].servers[inbox.GRAPHQL].headers
+    ).json()["data"]
+    assert mine == len(answer["mine"]["edges"]) > 0
 
 
 def test_seeding_again_reuses_what_is_there(server: RunningServer) -> None:

@@ -116,7 +116,12 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
 
 
 def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
-    return [page("/", inbox.queue, access=MEMBER)]
+    return [
+        page("/", inbox.queue, access=MEMBER),
+        page("/bulk", inbox.bulk_update, ["POST"], access=MEMBER),
+        page("/views", inbox.save_view, ["POST"], access=MEMBER),
+        page("/views/{view_id}/delete", inbox.delete_view, ["POST"], access=MEMBER),
+    ]
 
 
 def web_routes(settings: Settings, db: Database, server_key: ServerKey) -> list[BaseRoute]:

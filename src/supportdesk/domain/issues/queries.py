@@ -487,3 +487,23 @@ async def count_issues_of_accounts(
     db: Database, workspace_id: str, account_ids: Sequence[str]
 ) -> dict[str, int]:
     return await _COUNT_OF_ACCOUNTS.fetch(db, account_ids, workspace_id=workspace_id)
+
+
+# Each shape's count of at most a given number of matches (`count_issues_up_to`).
+_CAPPED: Kept[Hashable, Select[Any]] = Kept(64)
+
+
+async def count_issues_up_to(
+    db: Database, workspace_id: str, where: IssueFilter, limit: int
+) -> int:
+    """How many issues the filter matches, counted no further than `limit` + 1: the
+    count's cost stays that of `limit` rows however large the workspace (a queue's view
+    shows "1,000+" past it). Reads the first rows of the list in creation order."""
+    query = list_query(workspace_id, PageRequest(limit, None), where, IssueOrder.CREATED_ASC)
+
+    def capped() -> Select[Any]:
+        return select(func.count()).select_from(query.rows.subquery("capped"))
+
+    statement = capped() if query.shape is None else _CAPPED.get(query.shape, capped)
+    async with db.read() as connection:
+        return int(await connection.scalar(statement, query.values) or 0)
