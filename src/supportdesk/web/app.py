@@ -17,11 +17,14 @@ from supportdesk.auth.login_throttle import LoginThrottle, ThrottleLimits
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.live import LiveEvents
 from supportdesk.web.endpoint import ADMIN, MEMBER, PUBLIC, Handler, Web, endpoint, redirect
+from supportdesk.web.live_reader import login_watch
 from supportdesk.web.pages import (
     api_keys,
     audit,
     inbox,
+    live,
     login,
     machine_users,
     members,
@@ -37,7 +40,7 @@ PROBLEMS = {
 }
 
 
-def _web(settings: Settings, db: Database, server_key: ServerKey) -> Web:
+def _web(settings: Settings, db: Database, server_key: ServerKey, events: LiveEvents) -> Web:
     limits = ThrottleLimits(
         per_address_and_email=settings.login_failures_per_address_and_email,
         per_email=settings.login_failures_per_email,
@@ -50,6 +53,8 @@ def _web(settings: Settings, db: Database, server_key: ServerKey) -> Web:
         SessionCookies(server_key, int(settings.session_hours * 3600)),
         LoginThrottle(db, limits),
         server_key,
+        events,
+        events.add_watch(login_watch(db)),
     )
 
 
@@ -114,12 +119,17 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
 
 
 def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
-    return [page("/", inbox.queue, access=MEMBER)]
+    return [
+        page("/", inbox.queue, access=MEMBER),
+        page("/live", live.live_stream, access=MEMBER),
+    ]
 
 
-def web_routes(settings: Settings, db: Database, server_key: ServerKey) -> list[BaseRoute]:
+def web_routes(
+    settings: Settings, db: Database, server_key: ServerKey, events: LiveEvents
+) -> list[BaseRoute]:
     """Every page's route: the login at the root, the inbox and the settings mounted."""
-    web = _web(settings, db, server_key)
+    web = _web(settings, db, server_key, events)
 
     def page(
         path: str, handler: Handler, methods: Sequence[str] = ("GET",), *, access: str = ADMIN

@@ -20,6 +20,7 @@ from supportdesk.domain import audit
 from supportdesk.domain.org_admins import Membership, session_membership
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, Cursors, PageRequest
 from supportdesk.domain.pagination import Page as ListPage
+from supportdesk.live import ActiveWatch, LiveEvents
 from supportdesk.web import csrf
 from supportdesk.web.render import SECURITY_HEADERS, Renderer
 from supportdesk.web.session import Session, SessionCookies
@@ -41,6 +42,9 @@ class Web:
     sessions: SessionCookies
     throttle: LoginThrottle
     server_key: ServerKey
+    # The process's live events, and the watch that ends a login's live streams.
+    live: LiveEvents
+    logins: ActiveWatch[Any]
     renderer: Renderer = field(default_factory=Renderer)
 
 

@@ -1,0 +1,199 @@
+"""GET /inbox/live: the workspace's events for the inbox's pages, with the session cookie
+instead of a key (docs/inbox-live.md)."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any
+
+from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture
+from tests.graphql.issues.helpers import new_issue
+from tests.rest.streams import Stream, body
+from tests.web.settings_client import SettingsClient, hidden_fields
+
+PATH = "/inbox/live"
+COOKIE = "supportdesk_session"
+
+MEMBERS = "query { members(first: 50) { edges { node { id email } } } }"
+REMOVE = "mutation($id: ID!) { removeMember(id: $id) { member { id } error { code } } }"
+
+
+def logged_in(workspace: WorkspaceFixture, email: str) -> SettingsClient:
+    return SettingsClient(workspace.server.base_url).logged_in(email, ADMIN_PASSWORD)
+
+
+def live(member: SettingsClient, **headers: str) -> Stream:
+    """The member's stream, as an EventSource opens it: the session cookie, no key."""
+    cookie = member.http.cookies.get(COOKIE) or ""
+    return Stream(
+        str(member.http.base_url),
+        None,
+        path=PATH,
+        headers={"Cookie": f"{COOKIE}={cookie}", **headers},
+    )
+
+
+def until(stream: Stream, kind: str, timeout: float = 5) -> list[Any]:
+    """The messages up to the first of type `kind`, that one included."""
+    deadline = time.monotonic() + timeout
+    messages = []
+    while not messages or messages[-1].event != kind:
+        messages.append(stream.next(max(0.01, deadline - time.monotonic())))
+    return messages
+
+
+def next_of(stream: Stream, kind: str, timeout: float = 5) -> Any:
+    return until(stream, kind, timeout)[-1]
+
+
+def member_id(workspace: WorkspaceFixture, email: str) -> str:
+    edges = workspace.client().ok(MEMBERS)["members"]["edges"]
+    return next(edge["node"]["id"] for edge in edges if edge["node"]["email"] == email)
+
+
+def test_an_issue_created_over_graphql_reaches_an_agents_stream_within_2_seconds(
+    workspace: WorkspaceFixture,
+) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    with live(agent) as stream:
+        assert stream.status == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        assert stream.headers["x-accel-buffering"] == "no"
+        issue = new_issue(workspace.client(), subject="Seen live")
+        created = next_of(stream, "issue.created")
+        arrived = time.time()
+
+    event = body(created)
+    assert event["data"]["issue"]["id"] == issue["id"]
+    assert int(created.id) == event["sequence"]
+    committed = datetime.fromisoformat(event["createdAt"].replace("Z", "+00:00"))
+    assert arrived - committed.timestamp() < 2.0
+
+
+def test_a_reconnect_with_last_event_id_catches_up_by_sequence(
+    workspace: WorkspaceFixture,
+) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    api = workspace.client()
+    with live(agent) as stream:
+        new_issue(api, subject="Before the cut")
+        last = next_of(stream, "issue.created").id
+    new_issue(api, subject="While away")
+
+    with live(agent, **{"Last-Event-ID": last}) as resumed:
+        caught_up = next_of(resumed, "issue.created")
+        new_issue(api, subject="Live again")
+        again = next_of(resumed, "issue.created")
+
+    assert body(caught_up)["data"]["issue"]["subject"] == "While away"
+    assert body(again)["data"]["issue"]["subject"] == "Live again"
+    assert int(caught_up.id) > int(last)
+
+
+def test_after_in_the_address_resumes_like_last_event_id(workspace: WorkspaceFixture) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    page = agent.get("/inbox/")
+    assert page.status_code == 200
+    with live(agent) as stream:
+        new_issue(workspace.client(), subject="First")
+        first = next_of(stream, "issue.created")
+    new_issue(workspace.client(), subject="Second")
+
+    cookie = agent.http.cookies.get(COOKIE) or ""
+    with Stream(
+        workspace.server.base_url,
+        None,
+        path=f"{PATH}?after={first.id}",
+        headers={"Cookie": f"{COOKIE}={cookie}"},
+    ) as resumed:
+        assert body(next_of(resumed, "issue.created"))["data"]["issue"]["subject"] == "Second"
+
+
+def test_without_a_session_the_stream_sends_to_the_login(workspace: WorkspaceFixture) -> None:
+    with Stream(workspace.server.base_url, None, path=PATH) as stream:
+        assert stream.status == 303
+        assert stream.headers["location"] == "/login"
+    # A key is no session: the key's stream is /v1/events/stream.
+    with Stream(workspace.server.base_url, workspace.key, path=PATH) as keyed:
+        assert keyed.status == 303
+
+
+def test_a_bad_last_event_id_is_refused_with_a_clear_message(
+    workspace: WorkspaceFixture,
+) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    with live(agent, **{"Last-Event-ID": "yesterday"}) as stream:
+        assert stream.status == 400
+        assert "Last-Event-ID" in stream.body
+
+
+def test_a_position_past_the_log_follows_from_now(workspace: WorkspaceFixture) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    with live(agent, **{"Last-Event-ID": "999999"}) as stream:
+        assert stream.status == 200
+        new_issue(workspace.client(), subject="After a restore")
+        assert body(next_of(stream, "issue.created"))["data"]["issue"]["subject"] == (
+            "After a restore"
+        )
+
+
+def test_the_stream_ends_within_5_seconds_of_logging_out(workspace: WorkspaceFixture) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    with live(agent) as stream:
+        assert stream.status == 200
+        logout = agent.post("/logout", hidden_fields(agent.get("/inbox/").text))
+        assert logout.status_code == 303
+        assert stream.ends_within(5)
+
+
+def test_the_stream_of_a_removed_member_ends_within_5_seconds(
+    workspace: WorkspaceFixture,
+) -> None:
+    email = workspace.add_person("agent")
+    agent = logged_in(workspace, email)
+    with live(agent) as stream, live(logged_in(workspace, workspace.admin_email)) as admins:
+        assert stream.status == 200
+        removed = workspace.client().ok(REMOVE, {"id": member_id(workspace, email)})
+        assert removed["removeMember"]["error"] is None
+        assert stream.ends_within(5)
+        # Another member's stream goes on, and tells of the removal.
+        assert body(next_of(admins, "member.removed"))["data"]["member"]["email"] == email
+    assert live(agent).status == 303
+
+
+def test_an_agent_sees_no_settings_events_and_an_admin_does(
+    workspace: WorkspaceFixture,
+) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    admin = logged_in(workspace, workspace.admin_email)
+    with live(agent) as agents, live(admin) as admins:
+        workspace.create_key(["issues:read"], name="made while streaming")
+        new_issue(workspace.client(), subject="After the key")
+        assert next_of(admins, "api_key.created")
+        seen = until(agents, "issue.created")
+
+    assert "api_key.created" not in [message.event for message in seen]
+    assert body(seen[-1])["data"]["issue"]["subject"] == "After the key"
+
+
+def test_a_member_holds_at_most_10_open_streams(workspace: WorkspaceFixture) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    streams = [live(agent) for _ in range(10)]
+    try:
+        assert [stream.status for stream in streams] == [200] * 10
+        refused = live(agent)
+        assert refused.status == 429
+        assert "Too many live pages" in refused.body
+        # Another member is counted apart.
+        with live(logged_in(workspace, workspace.admin_email)) as admins:
+            assert admins.status == 200
+        streams.pop().close()
+        deadline = time.monotonic() + 5
+        while (again := live(agent)).status == 429 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the server notices the closed connection
+        streams.append(again)
+        assert again.status == 200
+    finally:
+        for stream in streams:
+            stream.close()
