@@ -28,6 +28,7 @@ from supportdesk.web.pages import (
     login,
     machine_users,
     members,
+    presence,
     webhook_endpoint,
     webhooks,
 )
@@ -122,6 +123,12 @@ def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
     return [
         page("/", inbox.queue, access=MEMBER),
         page("/live", live.live_stream, access=MEMBER),
+        page(
+            "/issues/{ticket_number:int}/presence",
+            presence.report_presence,
+            ["POST"],
+            access=MEMBER,
+        ),
     ]
 
 

@@ -1,0 +1,131 @@
+// Live updates and collision for the inbox pages (docs/inbox-live.md).
+//
+// Live: htmx's SSE extension holds the page's stream (`sse-connect` on the frame, resumed
+// by Last-Event-ID when it reconnects). The element `#live-events` receives its messages
+// (`sse-swap`); here each one is turned into page events instead of a swap:
+//   "inbox:changed" on the body for anything the queue shows, and
+//   "inbox:issue-changed" for an event of the issue the page shows (data-issue-id),
+// which the pieces that refresh themselves listen to (hx-trigger "... from:body delay").
+//
+// Collision: an issue page's `[data-presence-url]` beats every 2 s with "viewing", or
+// "replying" while its composer holds text, and lists what the server answers: the other
+// members there. Closing the page says "left".
+(function () {
+  "use strict";
+
+  var BEAT_MS = 2000;
+
+  function concerns(event, issueId) {
+    var data = event && event.data;
+    if (!data) return false;
+    return (
+      (data.issue && data.issue.id === issueId) ||
+      (data.mergedInto && data.mergedInto.id === issueId)
+    );
+  }
+
+  function relay(message) {
+    var kind = message.type;
+    var event = null;
+    try {
+      event = JSON.parse(message.data);
+    } catch (error) {
+      event = null;
+    }
+    var detail = { type: kind, event: event, sequence: message.lastEventId };
+    var everything = kind === "reset" || kind === "member.removed" || kind.indexOf("label.") === 0;
+    document.body.dispatchEvent(new CustomEvent("inbox:changed", { detail: detail }));
+    var page = document.querySelector("[data-issue-id]");
+    if (page && (everything || concerns(event, page.getAttribute("data-issue-id")))) {
+      document.body.dispatchEvent(new CustomEvent("inbox:issue-changed", { detail: detail }));
+    }
+  }
+
+  document.addEventListener("htmx:sseBeforeMessage", function (htmxEvent) {
+    if (!htmxEvent.target || htmxEvent.target.id !== "live-events") return;
+    htmxEvent.preventDefault(); // nothing to swap: the pieces refresh themselves
+    relay(htmxEvent.detail);
+  });
+
+  function setLiveState(state) {
+    var marker = document.getElementById("live-events");
+    if (marker) marker.setAttribute("data-live-state", state);
+  }
+  document.addEventListener("htmx:sseOpen", function () {
+    setLiveState("open");
+  });
+  document.addEventListener("htmx:sseError", function () {
+    setLiveState("reconnecting");
+  });
+
+  // --- Presence ------------------------------------------------------------------------
+
+  function startPresence(box) {
+    var url = box.getAttribute("data-presence-url");
+    var csrf = box.getAttribute("data-csrf");
+    var list = box.querySelector("[data-presence-list]") || box;
+    var shown = list.innerHTML;
+    var sentState = null;
+    var inFlight = false;
+
+    function composer() {
+      return (
+        document.querySelector("[data-composer-text]") ||
+        document.querySelector('textarea[name="body"]')
+      );
+    }
+    function state() {
+      var text = composer();
+      return text && text.value.trim() !== "" ? "replying" : "viewing";
+    }
+    function form(value) {
+      var data = new FormData();
+      data.append("csrf_token", csrf);
+      data.append("state", value);
+      return data;
+    }
+    function beat() {
+      if (inFlight) return;
+      inFlight = true;
+      sentState = state();
+      fetch(url, { method: "POST", body: form(sentState), credentials: "same-origin" })
+        .then(function (answer) {
+          return answer.ok ? answer.text() : null;
+        })
+        .then(function (html) {
+          // Replaced only when it changed, so that screen readers hear changes only.
+          if (html !== null && html !== shown) {
+            shown = html;
+            list.innerHTML = html;
+          }
+        })
+        .catch(function () {})
+        .then(function () {
+          inFlight = false;
+        });
+    }
+
+    beat();
+    window.setInterval(beat, BEAT_MS);
+    // Typing starts (or clearing ends) a reply: told at once, not at the next beat.
+    document.addEventListener("input", function (event) {
+      if (event.target === composer() && state() !== sentState) beat();
+    });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") beat();
+    });
+    window.addEventListener("pagehide", function () {
+      if (navigator.sendBeacon) navigator.sendBeacon(url, form("left"));
+    });
+  }
+
+  function start() {
+    var box = document.querySelector("[data-presence-url]");
+    if (box) startPresence(box);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
