@@ -4,12 +4,16 @@ instead of a key (docs/inbox-live.md)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture
+import pytest
+
+from tests.conftest import ADMIN_PASSWORD, TEST_SECRET_KEY, WorkspaceFixture
 from tests.graphql.issues.helpers import new_issue
 from tests.rest.streams import Stream, body
+from tests.servers import RunningServer
 from tests.web.settings_client import SettingsClient, hidden_fields
 
 PATH = "/inbox/live"
@@ -197,3 +201,36 @@ def test_a_member_holds_at_most_10_open_streams(workspace: WorkspaceFixture) -> 
     finally:
         for stream in streams:
             stream.close()
+
+
+@pytest.fixture(scope="module")
+def quick_keep_alive(server: RunningServer) -> Iterator[RunningServer]:
+    """Another server process on the same database, sending keep-alives every 0.3 s."""
+    running = RunningServer(
+        server.backend,
+        server.database_url,
+        failed_auth_per_minute=1_000_000,
+        secret_key=TEST_SECRET_KEY,
+        event_stream_keepalive_seconds=0.3,
+    ).start()
+    yield running
+    running.stop()
+
+
+def test_a_quiet_stream_sends_keep_alives(
+    workspace: WorkspaceFixture, quick_keep_alive: RunningServer
+) -> None:
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    cookie = agent.http.cookies.get(COOKIE) or ""
+    # The login of one process holds in another: the session is in the database.
+    with Stream(
+        quick_keep_alive.base_url,
+        None,
+        path=PATH,
+        headers={"Cookie": f"{COOKIE}={cookie}"},
+        raw=True,
+    ) as stream:
+        assert stream.status == 200
+        lines = [stream.next(2) for _ in range(4)]
+
+    assert [line for line in lines if line] == [": keep-alive", ": keep-alive"]

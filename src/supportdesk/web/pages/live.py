@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.events import readable_types
-from supportdesk.domain.events.tail import kept_from
+from supportdesk.domain.events.tail import last_sequences
 from supportdesk.domain.org_admins import SeatInUse
 from supportdesk.rest.errors import RestError
 from supportdesk.rest.event_stream import requested_after
@@ -24,7 +24,7 @@ PATH = "/inbox/live"
 async def live_url(page: Page) -> str:
     """Where a page just rendered listens: after the last event it could show, so that
     nothing committed between its rendering and its stream's start is missed."""
-    _, last = await kept_from(page.db, page.workspace_id)
+    last = (await last_sequences(page.db, [page.workspace_id])).get(page.workspace_id, 0)
     return f"{PATH}?after={last}"
 
 
