@@ -255,6 +255,22 @@ messages = Table(
 # message when a createIssue, replyToIssue or addNote takes it; one never attached is
 # removed with its bytes a day after it was made. The bytes live in the object store under
 # `storage_key` (`<workspace_id>/<sha256>`: identical bytes of a workspace are kept once).
+# A queue filter a member keeps under a name (docs/inbox.md): their own (`owner_id`), or
+# shared with every member of the workspace (`owner_id` NULL, saved by an admin).
+saved_views = Table(
+    "saved_views",
+    metadata,
+    *_tenant_columns(),
+    Column("owner_id", ID, nullable=True),
+    Column("name", String(50), nullable=False),
+    # The filter as JSON: the queue's own names and values (web/pages/inbox.py).
+    Column("filter", Text, nullable=False),
+    Column("created_by", ID, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    Index("ix_saved_views_owner", "workspace_id", "owner_id"),
+)
+
 attachments = Table(
     "attachments",
     metadata,

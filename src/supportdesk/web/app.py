@@ -122,6 +122,9 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
 def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
     return [
         page("/", inbox.queue, access=MEMBER),
+        page("/bulk", inbox.bulk_update, ["POST"], access=MEMBER),
+        page("/views", inbox.save_view, ["POST"], access=MEMBER),
+        page("/views/{view_id}/delete", inbox.delete_view, ["POST"], access=MEMBER),
         page("/live", live.live_stream, access=MEMBER),
         page(
             "/issues/{ticket_number:int}/presence",

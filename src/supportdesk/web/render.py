@@ -10,13 +10,15 @@ import jinja2
 from starlette.responses import HTMLResponse
 
 from supportdesk.auth.scopes import PRESETS, SCOPES
+from supportdesk.domain.clock import now
 
 SECURITY_HEADERS = {
     # Pages show keys and audit data: nothing is kept by the browser or a proxy.
     "Cache-Control": "no-store",
     "Pragma": "no-cache",
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; "
+        "img-src 'self' data:; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Frame-Options": "DENY",
@@ -31,6 +33,17 @@ def _when(moment: datetime | None) -> str:
 
 def _day(moment: datetime | None) -> str:
     return moment.strftime("%-d %b %Y") if moment else "—"
+
+
+def _ago(moment: datetime | None) -> str:
+    """How long ago, as a queue shows last activity: minutes, hours, days, then the day."""
+    if moment is None:
+        return "—"
+    seconds = (now() - moment).total_seconds()
+    for limit, unit, name in ((3600, 60, "min"), (86400, 3600, "h"), (7 * 86400, 86400, "d")):
+        if seconds < limit:
+            return "just now" if seconds < 60 else f"{int(seconds // unit)} {name} ago"
+    return moment.strftime("%-d %b %Y")
 
 
 def _iso(moment: datetime | None) -> str:
@@ -48,6 +61,7 @@ class Renderer:
         self.env.filters["when"] = _when
         self.env.filters["iso"] = _iso
         self.env.filters["day"] = _day
+        self.env.filters["ago"] = _ago
         self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES)
 
     def html(

@@ -2,14 +2,14 @@
 (docs/inbox-live.md)
 
 Revision ID: 0022
-Revises: 0017
+Revises: 0019
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0022"
-down_revision = "0017"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 
