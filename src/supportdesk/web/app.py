@@ -22,6 +22,8 @@ from supportdesk.web.pages import (
     api_keys,
     audit,
     inbox,
+    issue_files,
+    issue_page,
     login,
     machine_users,
     members,
@@ -114,7 +116,20 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
 
 
 def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
-    return [page("/", inbox.queue, access=MEMBER)]
+    issue = "/issues/{ticket_number:int}"
+    return [
+        page("/", inbox.queue, access=MEMBER),
+        # The issue page (docs/inbox-issue-page.md): the page, then one POST per action.
+        page(issue, issue_page.issue_page, access=MEMBER),
+        page(f"{issue}/messages", issue_page.send_message, ["POST"], access=MEMBER),
+        page(f"{issue}/attachments", issue_page.upload_file, ["POST"], access=MEMBER),
+        page(f"{issue}/status", issue_page.set_status, ["POST"], access=MEMBER),
+        page(f"{issue}/priority", issue_page.set_priority, ["POST"], access=MEMBER),
+        page(f"{issue}/assignee", issue_page.set_assignee, ["POST"], access=MEMBER),
+        page(f"{issue}/labels", issue_page.set_labels, ["POST"], access=MEMBER),
+        page(f"{issue}/merge", issue_page.merge_into, ["POST"], access=MEMBER),
+        page("/attachments/{attachment_id}", issue_files.download, access=MEMBER),
+    ]
 
 
 def web_routes(settings: Settings, db: Database, server_key: ServerKey) -> list[BaseRoute]:

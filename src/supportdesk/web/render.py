@@ -17,6 +17,7 @@ SECURITY_HEADERS = {
     "Pragma": "no-cache",
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Frame-Options": "DENY",
@@ -31,6 +32,14 @@ def _when(moment: datetime | None) -> str:
 
 def _day(moment: datetime | None) -> str:
     return moment.strftime("%-d %b %Y") if moment else "—"
+
+
+def _filesize(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def _iso(moment: datetime | None) -> str:
@@ -48,6 +57,7 @@ class Renderer:
         self.env.filters["when"] = _when
         self.env.filters["iso"] = _iso
         self.env.filters["day"] = _day
+        self.env.filters["filesize"] = _filesize
         self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES)
 
     def html(
