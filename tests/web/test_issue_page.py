@@ -159,7 +159,8 @@ def test_a_reply_from_a_stale_page_is_held_with_what_arrived_then_sent_anyway(
     held = agent.post(number, "messages", {"body": "My answer", "send": "reply"}, page=stale)
 
     assert held.status_code == 409
-    assert "Send anyway" in held.text and ">Edit</a>" in held.text
+    assert 'name="send" value="reply" class="button primary small">Send anyway<' in held.text
+    assert ">Edit</a>" in held.text and "Your reply was not sent" in held.text
     assert ">My answer</textarea>" in held.text  # the text is kept
     assert "Someone else answered meanwhile" in held.text
     assert held.text.count('class="new-label">New</span>') == 1
@@ -186,6 +187,7 @@ def test_a_note_is_held_too_and_a_note_counts_as_news(
     )
 
     assert held.status_code == 409 and "Careful: legal is involved" in held.text
+    assert 'value="note" class="button primary small">Send anyway<' in held.text
     assert thread_of(api, issue["id"])["messageCount"] == 2
 
 

@@ -101,7 +101,14 @@ def _values(page: Page, view: IssueView, **extra: Any) -> dict[str, Any]:
         "next_statuses": _next_statuses(current),
         # What a reply or note may move the issue to besides leaving it.
         "then_statuses": [s for s in _next_statuses(current) if s not in (current, "new")],
-        "composer": {"body": "", "status": "", "uploads": [], "error": None, "held": False},
+        "composer": {
+            "body": "",
+            "status": "",
+            "uploads": [],
+            "error": None,
+            "held": False,
+            "kind": "",
+        },
         "control_error": None,
         **extra,
     }
@@ -133,6 +140,7 @@ async def _composer_state(page: Page, **changes: Any) -> dict[str, Any]:
         "uploads": uploads,
         "error": None,
         "held": False,
+        "kind": "",
         **changes,
     }
 
