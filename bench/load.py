@@ -1,4 +1,5 @@
-"""Driving a server with wrk: a Lua script cycles through the scenario's POST bodies and
+"""Driving a server with wrk: a Lua script cycles through the scenario's requests (POST
+bodies to /graphql, or the GETs of a page) and
 reports requests, latency percentiles and errors as one JSON line; the server's CPU time
 (and PostgreSQL's) is read before and after."""
 
@@ -33,8 +34,10 @@ function init(args)
     headers[name] = value
   end
   for line in io.lines(args[2]) do
+    local method, path, body = line:match("^(%S+) (%S+) (.*)$")
+    if body == "" then body = nil end
     count = count + 1
-    requests[count] = wrk.format("POST", "/graphql", headers, line)
+    requests[count] = wrk.format(method, path, headers, body)
   end
   -- Threads start at different places so they do not march in step.
   position = math.random(count) - 1
@@ -102,7 +105,7 @@ class Driver:
         headers = self.folder / "headers.txt"
         bodies = self.folder / "bodies.txt"
         headers.write_text("".join(f"{k}: {v}\n" for k, v in requests.headers.items()))
-        bodies.write_bytes(b"".join(b + b"\n" for b in requests.bodies))
+        bodies.write_bytes(b"".join(line + b"\n" for line in requests.lines))
         return headers, bodies
 
     def run(

@@ -18,7 +18,10 @@ from typing import Any
 
 from bench.load import ROUND_SECONDS, WARM_UP_SECONDS, Measurement
 
-SERVERS = ("ours", "ours+metrics", "ours+webhook", "floor", "postgraphile")
+SERVERS = ("ours", "ours+metrics", "ours+webhook", "ours+inbox", "floor", "postgraphile")
+# The issue's target: the inbox's issue page costs the server at most 1.5x the CPU of the
+# GraphQL request that reads the same data.
+INBOX_CPU_TARGET = 1.5
 WEBHOOK_SCENARIO = "createIssue-webhook"
 # CONTRACT §11 and the issue's targets: one endpoint keeps >= 0.9x of createIssue's
 # throughput; the first attempt leaves within 1 s of the commit (p95).
@@ -209,6 +212,22 @@ def webhook_cost(
     return found
 
 
+def inbox_cost(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The inbox's issue page against the GraphQL request for the same data, per backend."""
+    found: dict[str, dict[str, Any]] = {}
+    for backend, scenarios in summary.items():
+        entry = scenarios.get("inbox-issue", {})
+        graphql, page = entry.get("ours"), entry.get("ours+inbox")
+        if graphql and page and graphql["cpu_us_per_request"] and page["cpu_us_per_request"]:
+            cpu_ratio = page["cpu_us_per_request"] / graphql["cpu_us_per_request"]
+            found[backend] = {
+                "cpu_ratio": cpu_ratio,
+                "throughput_ratio": page["rps"] / graphql["rps"],
+                "meets_target": cpu_ratio <= INBOX_CPU_TARGET,
+            }
+    return found
+
+
 def build(
     measurements: Sequence[Measurement],
     machine: dict[str, Any],
@@ -233,6 +252,7 @@ def build(
         "growth": growth(summary),
         "search_growth": search_growth(summary),
         "metrics_cost": metrics_cost(summary),
+        "inbox_cost": inbox_cost(summary),
         "webhooks": webhook_cost(measurements, webhooks or {}),
         "scenarios": sorted(labels),
         "measurements": [m.as_dict() for m in measurements],
@@ -296,6 +316,13 @@ def table(result: dict[str, Any]) -> str:
         lines.append(
             f"{BACKEND_NAMES.get(backend, backend)}: issue with /metrics on vs off: throughput "
             f"{check['throughput_ratio']:.2f}×, CPU per request {check['cpu_ratio']:.2f}×"
+        )
+    for backend, check in result.get("inbox_cost", {}).items():
+        verdict = "meets" if check["meets_target"] else "MISSES"
+        lines.append(
+            f"{BACKEND_NAMES.get(backend, backend)}: inbox issue page vs the same GraphQL read: "
+            f"CPU per request {check['cpu_ratio']:.2f}× ({verdict} the {INBOX_CPU_TARGET:g}× "
+            f"target), throughput {check['throughput_ratio']:.2f}×"
         )
     lines += webhook_lines(result.get("webhooks", {}))
     return "\n".join(lines)

@@ -17,7 +17,7 @@ import asyncpg
 import httpx
 import orjson
 
-from bench import report, seed, tools, webhooks
+from bench import inbox, report, seed, tools, webhooks
 from bench.load import (
     ROUND_SECONDS,
     WARM_UP_SECONDS,
@@ -56,6 +56,7 @@ QUICK_SCENARIOS = (
     "search-1k",
     "search-10k",
     "createIssue-webhook",
+    inbox.SCENARIO,
 )
 
 
@@ -267,8 +268,10 @@ class RunHooks(Protocol):
 
 
 def documents(requests: Requests) -> frozenset[str]:
-    """The GraphQL documents among a server's bodies (variables aside)."""
-    return frozenset(orjson.loads(body)["query"] for body in requests.bodies)
+    """The GraphQL documents among a server's bodies (variables aside), or the pages it
+    GETs (the ticket number aside)."""
+    pages = {path.rsplit("/", 1)[0] for path in requests.paths}
+    return frozenset(orjson.loads(body)["query"] for body in requests.bodies) | pages
 
 
 def measure(
@@ -367,6 +370,10 @@ def run_backend(
     log_folder = options.output / "logs" / backend
     servers = start_servers(backend, url, options, log_folder)
     try:
+        if options.wants(inbox.SCENARIO):
+            # A page needs a session, made on the running server: ours in another role.
+            scenarios.append(inbox.issue_page(load, servers["ours"].url))
+            servers[inbox.INBOX] = servers["ours"]
         hooks = None
         if any(s.key == webhooks.SCENARIO for s in scenarios) and load.hook_workspaces:
             servers[WITH_ENDPOINT] = servers["ours"]
@@ -404,7 +411,7 @@ def run_backend(
         # dispatcher's transactions beside 32 clients'), which beside the others' pools and
         # PostGraphile's would pass a default max_connections of 100.
         for name, server in servers.items():
-            if name not in ("ours", WITH_ENDPOINT, "receiver"):
+            if name not in ("ours", WITH_ENDPOINT, inbox.INBOX, "receiver"):
                 server.stop()
         last = [s for s in scenarios if s.group == "webhooks"]
         measured += measure(backend, driver, servers, last, options, hooks, warmed, refresh)

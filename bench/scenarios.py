@@ -131,17 +131,29 @@ PG_ISSUES = """query Issues($workspaceId: String!, $first: Int!) {
 
 @dataclass(frozen=True)
 class Requests:
-    """The bodies one server gets for a scenario, and the key it sends (if any)."""
+    """The bodies one server gets for a scenario, and the key it sends (if any); or, for
+    a page of the inbox, the paths it GETs with a session's cookie."""
 
     bodies: list[bytes]
     authorization: str | None = None
+    paths: list[str] = field(default_factory=list)
+    cookie: str | None = None
 
     @property
     def headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
+        headers = {} if self.paths else {"Content-Type": "application/json"}
         if self.authorization:
             headers["Authorization"] = self.authorization
+        if self.cookie:
+            headers["Cookie"] = self.cookie
         return headers
+
+    @property
+    def lines(self) -> list[bytes]:
+        """One line per request, as the load script reads them: method, path, body."""
+        if self.paths:
+            return [f"GET {path} ".encode() for path in self.paths]
+        return [b"POST /graphql " + body for body in self.bodies]
 
 
 @dataclass(frozen=True)

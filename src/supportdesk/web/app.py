@@ -24,6 +24,8 @@ from supportdesk.web.pages import (
     api_keys,
     audit,
     inbox,
+    issue_files,
+    issue_page,
     live,
     login,
     machine_users,
@@ -120,18 +122,25 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
 
 
 def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
+    issue = "/issues/{ticket_number:int}"
     return [
         page("/", inbox.queue, access=MEMBER),
         page("/bulk", inbox.bulk_update, ["POST"], access=MEMBER),
         page("/views", inbox.save_view, ["POST"], access=MEMBER),
         page("/views/{view_id}/delete", inbox.delete_view, ["POST"], access=MEMBER),
+        # Live updates and collision (docs/inbox-live.md).
         page("/live", live.live_stream, access=MEMBER),
-        page(
-            "/issues/{ticket_number:int}/presence",
-            presence.report_presence,
-            ["POST"],
-            access=MEMBER,
-        ),
+        page(f"{issue}/presence", presence.report_presence, ["POST"], access=MEMBER),
+        # The issue page (docs/inbox-issue-page.md): the page, then one POST per action.
+        page(issue, issue_page.issue_page, access=MEMBER),
+        page(f"{issue}/messages", issue_page.send_message, ["POST"], access=MEMBER),
+        page(f"{issue}/attachments", issue_page.upload_file, ["POST"], access=MEMBER),
+        page(f"{issue}/status", issue_page.set_status, ["POST"], access=MEMBER),
+        page(f"{issue}/priority", issue_page.set_priority, ["POST"], access=MEMBER),
+        page(f"{issue}/assignee", issue_page.set_assignee, ["POST"], access=MEMBER),
+        page(f"{issue}/labels", issue_page.set_labels, ["POST"], access=MEMBER),
+        page(f"{issue}/merge", issue_page.merge_into, ["POST"], access=MEMBER),
+        page("/attachments/{attachment_id}", issue_files.download, access=MEMBER),
     ]
 
 

@@ -46,6 +46,14 @@ def _ago(moment: datetime | None) -> str:
     return moment.strftime("%-d %b %Y")
 
 
+def _filesize(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
 def _iso(moment: datetime | None) -> str:
     return moment.isoformat().replace("+00:00", "Z") if moment else ""
 
@@ -62,6 +70,7 @@ class Renderer:
         self.env.filters["iso"] = _iso
         self.env.filters["day"] = _day
         self.env.filters["ago"] = _ago
+        self.env.filters["filesize"] = _filesize
         self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES)
 
     def html(
