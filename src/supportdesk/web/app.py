@@ -25,6 +25,7 @@ from supportdesk.web.pages import (
     audit,
     inbox,
     issue_files,
+    issue_live,
     issue_page,
     live,
     login,
@@ -131,6 +132,7 @@ def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
         # Live updates and collision (docs/inbox-live.md).
         page("/live", live.live_stream, access=MEMBER),
         page(f"{issue}/presence", presence.report_presence, ["POST"], access=MEMBER),
+        page(f"{issue}/live", issue_live.issue_live, access=MEMBER),
         # The issue page (docs/inbox-issue-page.md): the page, then one POST per action.
         page(issue, issue_page.issue_page, access=MEMBER),
         page(f"{issue}/messages", issue_page.send_message, ["POST"], access=MEMBER),

@@ -7,13 +7,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from supportdesk.db import Database
-from supportdesk.domain.events import EVENT_READ_SCOPES
+from supportdesk.domain.events import EVENT_READ_SCOPES, EVENT_TYPES
 from supportdesk.domain.members.models import ADMIN
 from supportdesk.domain.org_admins import SeatInUse, seats_still_in_use
 from supportdesk.live import ActiveWatch
 
 # What only Settings shows: an agent, who gets 403 there, does not see their events either.
 SETTINGS_SCOPES = frozenset({"machine_users:manage", "api_keys:manage", "webhooks:manage"})
+
+# The messages a page's `#live-events` takes (htmx's `sse-swap`, inbox/_live.html): every
+# type, and `reset`; static/inbox_live.js decides which of them a page refreshes on.
+LIVE_TYPES = ",".join((*EVENT_TYPES, "reset"))
 
 
 @dataclass(frozen=True, slots=True)

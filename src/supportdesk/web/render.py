@@ -11,6 +11,7 @@ from starlette.responses import HTMLResponse
 
 from supportdesk.auth.scopes import PRESETS, SCOPES
 from supportdesk.domain.clock import now
+from supportdesk.web.live_reader import LIVE_TYPES
 
 SECURITY_HEADERS = {
     # Pages show keys and audit data: nothing is kept by the browser or a proxy.
@@ -71,7 +72,7 @@ class Renderer:
         self.env.filters["day"] = _day
         self.env.filters["ago"] = _ago
         self.env.filters["filesize"] = _filesize
-        self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES)
+        self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES, LIVE_TYPES=LIVE_TYPES)
 
     def html(
         self,

@@ -21,6 +21,7 @@ from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES, TRANSITIONS
 from supportdesk.web.endpoint import BodyLimits, Page, redirect, takes_body
 from supportdesk.web.pages import issue_files
 from supportdesk.web.pages.issue_view import IssueView, issue_view
+from supportdesk.web.pages.live import live_url
 
 # A message of MAX_BODY characters, each up to 4 bytes of UTF-8, percent-encoded (x3).
 COMPOSER_LIMITS = BodyLimits(total=12 * MAX_BODY + 64 * 1024, part=12 * MAX_BODY)
@@ -114,6 +115,11 @@ def _values(page: Page, view: IssueView, **extra: Any) -> dict[str, Any]:
     }
 
 
+def page_values(page: Page, view: IssueView, **extra: Any) -> dict[str, Any]:
+    """The page's values, for the pieces that render alone (its live refresh)."""
+    return _values(page, view, **extra)
+
+
 def _render(page: Page, view: IssueView, status: int = 200, **extra: Any) -> Response:
     return page.render("inbox/issue.html", status, **_values(page, view, **extra))
 
@@ -122,7 +128,7 @@ async def issue_page(page: Page) -> Response:
     view = await issue_view(page.db, page.workspace_id, _ticket_number(page))
     if view is None:
         return _not_found(page)
-    return _render(page, view)
+    return _render(page, view, live_url=await live_url(page))
 
 
 def _back(number: int, anchor: str = "") -> Response:

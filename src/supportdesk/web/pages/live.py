@@ -22,8 +22,9 @@ PATH = "/inbox/live"
 
 
 async def live_url(page: Page) -> str:
-    """Where a page just rendered listens: after the last event it could show, so that
-    nothing committed between its rendering and its stream's start is missed."""
+    """Where a page just rendered listens (`live_url` of inbox/_live.html): after the last
+    event it could show, so that nothing committed between its rendering and its stream's
+    start is missed. A page rendered without it follows from when its stream opens."""
     last = (await last_sequences(page.db, [page.workspace_id])).get(page.workspace_id, 0)
     return f"{PATH}?after={last}"
 

@@ -1,11 +1,11 @@
 // Live updates and collision for the inbox pages (docs/inbox-live.md).
 //
-// Live: htmx's SSE extension holds the page's stream (`sse-connect` on the frame, resumed
-// by Last-Event-ID when it reconnects). The element `#live-events` receives its messages
-// (`sse-swap`); here each one is turned into page events instead of a swap:
-//   "inbox:changed" on the body for anything the queue shows, and
+// Live: htmx's SSE extension holds the page's stream (`#live-events`, inbox/_live.html,
+// resumed by Last-Event-ID when it reconnects) and hands it each message (`sse-swap`);
+// here each one is turned into page events instead of a swap:
+//   "inbox:changed" on the body for every event (the queue's rows refresh on theirs), and
 //   "inbox:issue-changed" for an event of the issue the page shows (data-issue-id),
-// which the pieces that refresh themselves listen to (hx-trigger "... from:body delay").
+// which the issue page's thread listens to (hx-trigger "... from:body delay:300ms").
 //
 // Collision: an issue page's `[data-presence-url]` beats every 2 s with "viewing", or
 // "replying" while its composer holds text, and lists what the server answers: the other
@@ -34,12 +34,26 @@
     }
     var detail = { type: kind, event: event, sequence: message.lastEventId };
     var everything = kind === "reset" || kind === "member.removed" || kind.indexOf("label.") === 0;
-    document.body.dispatchEvent(new CustomEvent("inbox:changed", { detail: detail }));
+    var options = { detail: detail, bubbles: true };
+    document.body.dispatchEvent(new CustomEvent("inbox:changed", options));
     var page = document.querySelector("[data-issue-id]");
     if (page && (everything || concerns(event, page.getAttribute("data-issue-id")))) {
-      document.body.dispatchEvent(new CustomEvent("inbox:issue-changed", { detail: detail }));
+      document.body.dispatchEvent(new CustomEvent("inbox:issue-changed", options));
     }
   }
+
+  // The queue's rows refresh on what they show, once for a burst of events: the queue
+  // page's rows listen to `refresh-queue` on the body (inbox/_queue_rows.html).
+  var QUEUE_EVENTS = /^(issue\.|label\.|message\.created$|member\.removed$|reset$)/;
+  var QUEUE_DELAY_MS = 300;
+  var queueRefresh = null;
+  document.addEventListener("inbox:changed", function (event) {
+    if (!document.getElementById("queue-rows") || !QUEUE_EVENTS.test(event.detail.type)) return;
+    window.clearTimeout(queueRefresh);
+    queueRefresh = window.setTimeout(function () {
+      htmx.trigger(document.body, "refresh-queue");
+    }, QUEUE_DELAY_MS);
+  });
 
   document.addEventListener("htmx:sseBeforeMessage", function (htmxEvent) {
     if (!htmxEvent.target || htmxEvent.target.id !== "live-events") return;
