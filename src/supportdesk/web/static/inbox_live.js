@@ -37,9 +37,29 @@
     var options = { detail: detail, bubbles: true };
     document.body.dispatchEvent(new CustomEvent("inbox:changed", options));
     var page = document.querySelector("[data-issue-id]");
-    if (page && (everything || concerns(event, page.getAttribute("data-issue-id")))) {
+    if (!page || echo(event, page)) return;
+    if (everything || concerns(event, page.getAttribute("data-issue-id"))) {
       document.body.dispatchEvent(new CustomEvent("inbox:issue-changed", options));
     }
+  }
+
+  // A change this page just made (a control or the composer, through htmx) comes back on
+  // the stream: the page shows it already, and refreshing would only wipe the notice
+  // ("Status changed.") its own answer brought.
+  var ECHO_MS = 3000;
+  var ownRequestAt = 0;
+  document.addEventListener("htmx:beforeRequest", function (htmxEvent) {
+    var elt = htmxEvent.detail && htmxEvent.detail.elt;
+    if (elt && elt.closest && elt.closest("#issue-controls, #composer")) ownRequestAt = Date.now();
+  });
+  function echo(event, page) {
+    var actor = event && event.actor;
+    return (
+      !!actor &&
+      actor.type === "member" &&
+      actor.id === page.getAttribute("data-member-id") &&
+      Date.now() - ownRequestAt < ECHO_MS
+    );
   }
 
   // The queue's rows refresh on what they show, once for a burst of events: the queue
