@@ -3,6 +3,7 @@ instead of a key (docs/inbox-live.md)."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, TEST_SECRET_KEY, WorkspaceFixture
-from tests.graphql.issues.helpers import new_issue
+from tests.graphql.issues.helpers import new_issue, reply
 from tests.rest.streams import Stream, body
 from tests.servers import RunningServer
 from tests.web.settings_client import SettingsClient, hidden_fields
@@ -234,3 +235,29 @@ def test_a_quiet_stream_sends_keep_alives(
         lines = [stream.next(2) for _ in range(4)]
 
     assert [line for line in lines if line] == [": keep-alive", ": keep-alive"]
+
+
+def test_an_issue_pages_refresh_marks_what_it_had_not_shown_and_moves_seen_up_to(
+    workspace: WorkspaceFixture,
+) -> None:
+    api = workspace.client()
+    issue = new_issue(api, subject="Refreshed live")
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    shown = agent.get(f"/inbox/issues/{issue['ticketNumber']}").text
+    seen = re.search(r'name="seen_up_to" value="([^"]+)"', shown)
+    assert seen is not None
+    answer = reply(api, issue["id"], "Arrived while the page was open")
+
+    refreshed = agent.get(
+        f"/inbox/issues/{issue['ticketNumber']}/live", params={"seen_up_to": seen.group(1)}
+    )
+
+    assert refreshed.status_code == 200
+    newest = answer["message"]["id"]
+    assert re.search(rf'<li id="{newest}" class="[^"]*msg-new', refreshed.text)
+    assert f'name="seen_up_to" value="{newest}" id="seen-up-to" hx-swap-oob="true"' in (
+        refreshed.text
+    )
+    assert 'id="issue-controls" aria-label="Details" hx-swap-oob="true"' in refreshed.text
+    assert agent.get("/inbox/issues/999999/live").status_code == 404
+    assert agent.get(f"/inbox/issues/{2**40}/live").status_code == 404
