@@ -76,8 +76,17 @@
   });
 
   document.addEventListener("htmx:sseBeforeMessage", function (htmxEvent) {
-    if (!htmxEvent.target || htmxEvent.target.id !== "live-events") return;
+    var marker = htmxEvent.target;
+    if (!marker || marker.id !== "live-events") return;
     htmxEvent.preventDefault(); // nothing to swap: the pieces refresh themselves
+    var sequence = htmxEvent.detail.lastEventId;
+    if (sequence) {
+      // The browser resumes by Last-Event-ID by itself; after a refusal (a 502 from a
+      // proxy, say), htmx opens the stream anew from this address: from here, not from
+      // where the page was rendered.
+      var address = marker.getAttribute("sse-connect").split("?")[0];
+      marker.setAttribute("sse-connect", address + "?after=" + encodeURIComponent(sequence));
+    }
     relay(htmxEvent.detail);
   });
 
