@@ -88,7 +88,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             *([Route("/metrics", metrics)] if settings.metrics else []),
             rest_mount(settings, limiter),
             # The pages people log in to: the inbox and the settings (docs/inbox.md).
-            *web_routes(settings, database, server_key),
+            *web_routes(settings, database, server_key, live),
         ],
         # Outermost first: every answer, a masked 500 included, has a request id and a log line.
         middleware=[

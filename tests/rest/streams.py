@@ -25,18 +25,19 @@ class Stream:
     def __init__(
         self,
         base_url: str,
-        key: str,
+        key: str | None,
         *,
         params: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         raw: bool = False,
+        path: str = PATH,
     ) -> None:
+        """`key` None: no Authorization (the inbox's stream, with a session cookie in
+        `headers`)."""
         self.http = httpx.Client(base_url=base_url, timeout=httpx.Timeout(10, read=None))
+        authorization = {"Authorization": f"Bearer {key}"} if key is not None else {}
         request = self.http.build_request(
-            "GET",
-            PATH,
-            params=params,
-            headers={"Authorization": f"Bearer {key}", **(headers or {})},
+            "GET", path, params=params, headers={**authorization, **(headers or {})}
         )
         self.response = self.http.send(request, stream=True)
         self.status = self.response.status_code
@@ -48,7 +49,8 @@ class Stream:
         self.ended_by: Exception | None = None
         if self.status != 200:
             self.response.read()
-            self.body = self.response.json()
+            json_body = self.response.headers.get("content-type", "").startswith("application/json")
+            self.body = self.response.json() if json_body else self.response.text
             self.close()
             return
         self._thread = threading.Thread(target=self._read, args=(raw,), daemon=True)

@@ -300,6 +300,28 @@ attachments = Table(
     ),
 )
 
+# Who is on an issue's page in the inbox, and whether they are writing a reply
+# (docs/inbox-live.md): a row per member and issue, its beat renewed every couple of
+# seconds while the page is open. In the database, so every server process sees it.
+issue_presence = Table(
+    "issue_presence",
+    metadata,
+    Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+    Column("issue_id", ID, nullable=False),
+    Column("member_id", ID, nullable=False),
+    Column("state", String(10), nullable=False),
+    Column("seen_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "issue_id", "member_id"),
+    ForeignKeyConstraint(
+        ["workspace_id", "issue_id"], ["issues.workspace_id", "issues.id"], ondelete="CASCADE"
+    ),
+    ForeignKeyConstraint(
+        ["workspace_id", "member_id"],
+        ["org_admins.workspace_id", "org_admins.id"],
+        ondelete="CASCADE",
+    ),
+)
+
 # Knowledge-base articles. Full-text search lives beside the table, per backend (migrations
 # 0002 and 0016, domain/articles/search.py): SQLite keeps an FTS5 index `articles_fts` whose
 # rows are numbered by `search_rowid` (FTS5 needs an integer row id that VACUUM keeps, which

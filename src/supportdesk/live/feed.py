@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Protocol
 
 from supportdesk.auth.principal import Principal
 from supportdesk.db import Database
@@ -29,6 +30,17 @@ from supportdesk.live.tailer import Tailer
 
 # Events read from the log per statement while catching up.
 PAGE = 200
+
+
+class Reader(Protocol):
+    """Who reads a feed: a key (its Principal), or anyone else the service lets read a
+    workspace's events under some scopes (a member logged in to the inbox)."""
+
+    @property
+    def workspace_id(self) -> str: ...
+
+    @property
+    def scopes(self) -> frozenset[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +70,7 @@ class Feed:
         self,
         db: Database,
         tailer: Tailer,
-        principal: Principal,
+        principal: Reader,
         position: int,
         reset: Reset | None,
         subscription: Subscription,
@@ -66,6 +78,8 @@ class Feed:
         self._db = db
         self._tailer = tailer
         self._principal = principal
+        # Who reads it: the scopes its events are shown under.
+        self.reader = principal
         self._position = position
         self._reset = reset
         self.subscription = subscription
@@ -133,7 +147,7 @@ class Feed:
 async def open_feed(
     db: Database,
     tailer: Tailer,
-    principal: Principal,
+    principal: Reader,
     after: int | None,
     types: frozenset[str],
     capacity: int,

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
-from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.live import shutdown
-from supportdesk.live.feed import Feed, open_feed
-from supportdesk.live.key_watch import KeyWatch
+from supportdesk.live.feed import Feed, Reader, open_feed
+from supportdesk.live.key_watch import ActiveWatch, KeyWatch
 from supportdesk.live.signals import signals_for
 from supportdesk.live.slots import StreamSlots, stream_slots
 from supportdesk.live.sse import EncodedEvents
@@ -36,6 +36,9 @@ class LiveEvents:
             settings.redis_url, settings.rate_limit_prefix, settings.event_streams_per_key
         )
         self.keys = KeyWatch(db)
+        # Other holders of streams than keys, added by the interfaces that serve them.
+        self._watches: list[ActiveWatch[Any]] = [self.keys]
+        self._started = False
         self.messages = EncodedEvents()
         # Set when the process begins to shut down: every open stream ends then.
         self.stopping = asyncio.Event()
@@ -53,7 +56,9 @@ class LiveEvents:
 
     async def start(self) -> None:
         await self.slots.start()
-        await self.keys.start()
+        for watch in self._watches:
+            await watch.start()
+        self._started = True
         self._watching_shutdown = asyncio.create_task(self._watch_shutdown())
         self._listening = asyncio.create_task(self.signals.listen(self.tailer.wake))
 
@@ -69,12 +74,19 @@ class LiveEvents:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         await self.tailer.stop()
-        await self.keys.stop()
+        for watch in self._watches:
+            await watch.stop()
         await self.signals.close()
         await self.slots.close()
 
-    async def feed(self, principal: Principal, after: int | None, types: frozenset[str]) -> Feed:
-        """The events after `after` of `types` (already narrowed to what the key may
-        read), as the key sees them; InvalidArgument for an `after` past the last event."""
+    def add_watch(self, watch: ActiveWatch[Any]) -> ActiveWatch[Any]:
+        """Checks `watch`'s holders as long as the process runs (from its start)."""
+        assert not self._started, "watches are added before the process starts"
+        self._watches.append(watch)
+        return watch
+
+    async def feed(self, principal: Reader, after: int | None, types: frozenset[str]) -> Feed:
+        """The events after `after` of `types` (already narrowed to what the reader may
+        read), as the reader sees them; InvalidArgument for an `after` past the last event."""
         capacity = self.settings.event_stream_buffer
         return await open_feed(self.db, self.tailer, principal, after, types, capacity)

@@ -77,4 +77,4 @@ async def stream_events(request: Request, principal: Principal) -> Response:
     lease = await live.slots.take(principal.key_id)
     if lease is None:
         raise too_many_streams(live.slots.per_key)
-    return EventStreamResponse(live, feed, principal, lease)
+    return EventStreamResponse(live, feed, lease, live.keys, principal)

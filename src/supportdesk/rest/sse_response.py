@@ -1,6 +1,6 @@
-"""The answer of GET /v1/events/stream: a feed written as server-sent events until the
-client goes, the key is revoked or expires, the reader falls too far behind, or the
-process shuts down."""
+"""The answer of GET /v1/events/stream (and of the inbox's /inbox/live): a feed written
+as server-sent events until the client goes, its holder (the key; a member's login) is no
+longer active, the reader falls too far behind, or the process shuts down."""
 
 from __future__ import annotations
 
@@ -12,34 +12,43 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from supportdesk.auth.principal import Principal
 from supportdesk.domain.clock import now
 from supportdesk.http.sse_stream import ServerSentEvents, disconnected
-from supportdesk.live import Feed, FeedOverflow, Lease, LiveEvents, Reset, sse
+from supportdesk.live import ActiveWatch, Feed, FeedOverflow, Lease, LiveEvents, Reset, sse
 
 logger = logging.getLogger("supportdesk.live")
 
 
 class EventStreamResponse(ServerSentEvents):
-    def __init__(self, live: LiveEvents, feed: Feed, principal: Principal, lease: Lease) -> None:
+    def __init__(
+        self,
+        live: LiveEvents,
+        feed: Feed,
+        lease: Lease,
+        watch: ActiveWatch[Any],
+        holder: object,
+    ) -> None:
+        """`holder` is what `watch` checks: the key's Principal in `live.keys`, or another
+        kind of holder in a watch of its own."""
         super().__init__(live.settings.event_stream_keepalive_seconds)
         self.live = live
         self.feed = feed
-        self.principal = principal
         self.lease = lease
+        self.watch = watch
+        self.holder = holder
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         metrics = self.live.metrics
         if metrics is not None:
             metrics.opened()
-        self._key_ended = self.live.keys.watch(self.principal)
+        self._holder_ended = self.watch.watch(self.holder)
         try:
             await self._start(send)
             async with self.feed:
                 if await self._stream(receive):
                     await self._finish()
         finally:
-            self.live.keys.unwatch(self.principal, self._key_ended)
+            self.watch.unwatch(self.holder, self._holder_ended)
             self.live.slots.give_back(self.lease)
             if metrics is not None:
                 metrics.closed()
@@ -49,7 +58,7 @@ class EventStreamResponse(ServerSentEvents):
         watched: dict[asyncio.Task[Any], bool] = {
             self._task(self._pump()): True,
             self._task(self._keep_alive()): True,
-            self._task(self._key_ended.wait()): True,
+            self._task(self._holder_ended.wait()): True,
             self._task(self.live.stopping.wait()): True,
             self._task(self.feed.subscription.overflowed.wait()): False,
             self._task(disconnected(receive)): False,
@@ -71,7 +80,7 @@ class EventStreamResponse(ServerSentEvents):
 
     async def _pump(self) -> None:
         metrics = self.live.metrics
-        messages, scopes = self.live.messages, self.principal.scopes
+        messages, scopes = self.live.messages, self.feed.reader.scopes
         with contextlib.suppress(FeedOverflow):  # the overflow's own watch ends the stream
             async for batch in self.feed.batches():
                 # Everything the feed had for this stream in one body chunk: the write is

@@ -17,15 +17,22 @@ from supportdesk.auth.login_throttle import LoginThrottle, ThrottleLimits
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.live import LiveEvents
 from supportdesk.web.endpoint import ADMIN, MEMBER, PUBLIC, Handler, Web, endpoint, redirect
+from supportdesk.web.live_reader import login_watch
 from supportdesk.web.pages import (
     api_keys,
     audit,
     inbox,
     invitations,
+    issue_files,
+    issue_live,
+    issue_page,
+    live,
     login,
     machine_users,
     members,
+    presence,
     webhook_endpoint,
     webhooks,
 )
@@ -38,7 +45,7 @@ PROBLEMS = {
 }
 
 
-def _web(settings: Settings, db: Database, server_key: ServerKey) -> Web:
+def _web(settings: Settings, db: Database, server_key: ServerKey, events: LiveEvents) -> Web:
     limits = ThrottleLimits(
         per_address_and_email=settings.login_failures_per_address_and_email,
         per_email=settings.login_failures_per_email,
@@ -51,6 +58,8 @@ def _web(settings: Settings, db: Database, server_key: ServerKey) -> Web:
         SessionCookies(server_key, int(settings.session_hours * 3600)),
         LoginThrottle(db, limits),
         server_key,
+        events,
+        events.add_watch(login_watch(db)),
     )
 
 
@@ -116,17 +125,34 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
 
 
 def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
+    issue = "/issues/{ticket_number:int}"
     return [
         page("/", inbox.queue, access=MEMBER),
         page("/bulk", inbox.bulk_update, ["POST"], access=MEMBER),
         page("/views", inbox.save_view, ["POST"], access=MEMBER),
         page("/views/{view_id}/delete", inbox.delete_view, ["POST"], access=MEMBER),
+        # Live updates and collision (docs/inbox-live.md).
+        page("/live", live.live_stream, access=MEMBER),
+        page(f"{issue}/presence", presence.report_presence, ["POST"], access=MEMBER),
+        page(f"{issue}/live", issue_live.issue_live, access=MEMBER),
+        # The issue page (docs/inbox-issue-page.md): the page, then one POST per action.
+        page(issue, issue_page.issue_page, access=MEMBER),
+        page(f"{issue}/messages", issue_page.send_message, ["POST"], access=MEMBER),
+        page(f"{issue}/attachments", issue_page.upload_file, ["POST"], access=MEMBER),
+        page(f"{issue}/status", issue_page.set_status, ["POST"], access=MEMBER),
+        page(f"{issue}/priority", issue_page.set_priority, ["POST"], access=MEMBER),
+        page(f"{issue}/assignee", issue_page.set_assignee, ["POST"], access=MEMBER),
+        page(f"{issue}/labels", issue_page.set_labels, ["POST"], access=MEMBER),
+        page(f"{issue}/merge", issue_page.merge_into, ["POST"], access=MEMBER),
+        page("/attachments/{attachment_id}", issue_files.download, access=MEMBER),
     ]
 
 
-def web_routes(settings: Settings, db: Database, server_key: ServerKey) -> list[BaseRoute]:
+def web_routes(
+    settings: Settings, db: Database, server_key: ServerKey, events: LiveEvents
+) -> list[BaseRoute]:
     """Every page's route: the login at the root, the inbox and the settings mounted."""
-    web = _web(settings, db, server_key)
+    web = _web(settings, db, server_key, events)
 
     def page(
         path: str, handler: Handler, methods: Sequence[str] = ("GET",), *, access: str = ADMIN

@@ -20,6 +20,7 @@ from supportdesk.domain import audit
 from supportdesk.domain.org_admins import Membership, session_membership
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, Cursors, PageRequest
 from supportdesk.domain.pagination import Page as ListPage
+from supportdesk.live import ActiveWatch, LiveEvents
 from supportdesk.web import csrf
 from supportdesk.web.render import SECURITY_HEADERS, Renderer
 from supportdesk.web.session import Session, SessionCookies
@@ -41,6 +42,9 @@ class Web:
     sessions: SessionCookies
     throttle: LoginThrottle
     server_key: ServerKey
+    # The process's live events, and the watch that ends a login's live streams.
+    live: LiveEvents
+    logins: ActiveWatch[Any]
     renderer: Renderer = field(default_factory=Renderer)
 
 
@@ -127,17 +131,42 @@ class Page:
 Handler = Callable[[Page], Awaitable[Response]]
 
 
+@dataclass(frozen=True, slots=True)
+class BodyLimits:
+    """What a page's POST may send: `total` bytes, `files` files, `part` bytes per field."""
+
+    total: int = MAX_FORM_BYTES
+    files: int = 0
+    part: int = MAX_FORM_BYTES
+
+
+# Pages whose forms carry more than the settings' (a composer's message, an upload), by
+# handler: the limits, from the settings (an upload's follow the largest attachment).
+_LARGER_BODIES: dict[Handler, Callable[[Settings], BodyLimits]] = {}
+
+
+def takes_body(limits: Callable[[Settings], BodyLimits]) -> Callable[[Handler], Handler]:
+    """Mark a handler whose POST may be larger than a settings form; its CSRF token is
+    checked all the same, before the handler runs."""
+
+    def mark(handler: Handler) -> Handler:
+        _LARGER_BODIES[handler] = limits
+        return handler
+
+    return mark
+
+
 def redirect(path: str) -> Response:
     return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
 
 
-async def _read_form(page: Page) -> Response | None:
+async def _read_form(page: Page, limits: BodyLimits) -> Response | None:
     declared = page.request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+    if declared.isdigit() and int(declared) > limits.total:
         return page.problem(413, "Form too large", "The form sent more than this page accepts.")
     try:
         page.form = await page.request.form(
-            max_files=0, max_fields=100, max_part_size=MAX_FORM_BYTES
+            max_files=limits.files, max_fields=100, max_part_size=limits.part
         )
     except MultiPartException:
         return page.problem(400, "Form not readable", "The form could not be read.")
@@ -181,7 +210,11 @@ def not_an_admin(page: Page, membership: Membership) -> Response:
 def endpoint(web: Web, handler: Handler, *, access: str = ADMIN) -> Callable[..., Any]:
     async def run(request: Request) -> Response:
         page = Page(request, web, await web.sessions.read(request))
-        refused = await _read_form(page) if request.method == "POST" else None
+        refused = None
+        if request.method == "POST":
+            larger = _LARGER_BODIES.get(handler)
+            limits = larger(web.settings) if larger else BodyLimits()
+            refused = await _read_form(page, limits)
         if refused is None and access != PUBLIC:
             refused = await _admit(page, access)
         response = refused or await handler(page)

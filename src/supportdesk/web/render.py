@@ -11,6 +11,7 @@ from starlette.responses import HTMLResponse
 
 from supportdesk.auth.scopes import PRESETS, SCOPES
 from supportdesk.domain.clock import now
+from supportdesk.web.live_reader import LIVE_TYPES
 
 SECURITY_HEADERS = {
     # Pages show keys and audit data: nothing is kept by the browser or a proxy.
@@ -46,6 +47,14 @@ def _ago(moment: datetime | None) -> str:
     return moment.strftime("%-d %b %Y")
 
 
+def _filesize(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
 def _iso(moment: datetime | None) -> str:
     return moment.isoformat().replace("+00:00", "Z") if moment else ""
 
@@ -62,7 +71,8 @@ class Renderer:
         self.env.filters["iso"] = _iso
         self.env.filters["day"] = _day
         self.env.filters["ago"] = _ago
-        self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES)
+        self.env.filters["filesize"] = _filesize
+        self.env.globals.update(PRESETS=PRESETS, SCOPES=SCOPES, LIVE_TYPES=LIVE_TYPES)
 
     def html(
         self,

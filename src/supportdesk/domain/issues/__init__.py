@@ -2,6 +2,7 @@
 
 from supportdesk.domain.issues.actions import (
     NewIssue,
+    ThreadMoved,
     add_note,
     create_issue,
     reply_to_issue,
@@ -45,6 +46,7 @@ __all__ = [
     "IssueOrder",
     "Message",
     "NewIssue",
+    "ThreadMoved",
     "add_note",
     "assign_issue",
     "count_issues",

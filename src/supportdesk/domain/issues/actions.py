@@ -398,6 +398,15 @@ async def _record_update(connection: Connection, actor: Actor, before: Issue, af
         )
 
 
+class ThreadMoved(Exception):
+    """A reply or note was written from a view of the thread that ended at a message
+    older than the thread's newest: it is not sent, so that the writer sees what came."""
+
+    def __init__(self, newer_ids: Sequence[str]) -> None:
+        super().__init__(f"{len(newer_ids)} newer message(s) in the thread")
+        self.newer_ids = list(newer_ids)
+
+
 async def reply_to_issue(
     db: Database,
     actor: Actor,
@@ -406,18 +415,20 @@ async def reply_to_issue(
     body: str | None,
     status: str | None = None,
     attachment_ids: Sequence[str] = (),
+    *,
+    seen_up_to: str | None = None,
 ) -> tuple[Issue, Message]:
     """Add a public message from `actor` (its label is the sender name), with the uploads
     `attachment_ids`, and optionally move the status, in one transaction. Returns the
-    issue and the new message."""
+    issue and the new message. With `seen_up_to` (the newest message id the writer was
+    shown; "" for none), a thread that has a newer message raises ThreadMoved instead."""
     check = Validator()
     clean_body = _body(check, body)
     clean_status = normalised_status(check, status)
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    return await _add_message(
-        db, actor, workspace_id, issue_id, _Said(clean_body, PUBLIC, files), clean_status
-    )
+    said = _Said(clean_body, PUBLIC, files, seen_up_to)
+    return await _add_message(db, actor, workspace_id, issue_id, said, clean_status)
 
 
 async def add_note(
@@ -427,17 +438,21 @@ async def add_note(
     issue_id: str,
     body: str | None,
     attachment_ids: Sequence[str] = (),
+    *,
+    status: str | None = None,
+    seen_up_to: str | None = None,
 ) -> tuple[Issue, Message]:
     """Add an internal note from `actor`, with the uploads `attachment_ids`: a message the
-    requester never sees. It changes no status; like a reply, it moves `updatedAt` and
-    records `message.created`."""
+    requester never sees. Like a reply, it moves `updatedAt` and records `message.created`.
+    The API's addNote changes no status; the inbox may move it in the same transaction
+    (`status`), and holds a note written from a stale view as a reply does (`seen_up_to`)."""
     check = Validator()
     clean_body = _body(check, body)
+    clean_status = normalised_status(check, status)
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    return await _add_message(
-        db, actor, workspace_id, issue_id, _Said(clean_body, INTERNAL, files), None
-    )
+    said = _Said(clean_body, INTERNAL, files, seen_up_to)
+    return await _add_message(db, actor, workspace_id, issue_id, said, clean_status)
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,6 +462,20 @@ class _Said:
     body: str
     visibility: str
     attachment_ids: Sequence[str]
+    # The newest message the writer was shown, when the writer asks to be held (ThreadMoved).
+    seen_up_to: str | None = None
+
+
+# The thread's messages after the one a writer saw (ids sort by creation time).
+_NEWER_MESSAGES = (
+    select(messages.c.id)
+    .where(
+        messages.c.workspace_id == bindparam("workspace_id"),
+        messages.c.issue_id == bindparam("issue_id"),
+        messages.c.id > bindparam("seen_up_to"),
+    )
+    .order_by(messages.c.id)
+)
 
 
 async def _add_message(
@@ -463,6 +492,13 @@ async def _add_message(
         ensure_open_for_changes(issue.status, issue.merged_into)
         if status is not None:
             check_transition(issue.status, status)
+        if said.seen_up_to is not None:
+            parameters = {"workspace_id": workspace_id, "issue_id": issue.id}
+            newer = await connection.rows(
+                _NEWER_MESSAGES, {**parameters, "seen_up_to": said.seen_up_to}
+            )
+            if newer:
+                raise ThreadMoved([row[0] for row in newer])
         message = Message(
             new_id("Message", moment),
             workspace_id,

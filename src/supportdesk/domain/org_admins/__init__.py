@@ -3,8 +3,10 @@
 from supportdesk.domain.org_admins.login_lock import record_login_lock
 from supportdesk.domain.org_admins.service import Membership, OrgAdmin, verify_login
 from supportdesk.domain.org_admins.sessions import (
+    SeatInUse,
     end_admin_sessions,
     end_session,
+    seats_still_in_use,
     session_membership,
     session_memberships,
     start_session,
@@ -13,9 +15,11 @@ from supportdesk.domain.org_admins.sessions import (
 __all__ = [
     "Membership",
     "OrgAdmin",
+    "SeatInUse",
     "end_admin_sessions",
     "end_session",
     "record_login_lock",
+    "seats_still_in_use",
     "session_membership",
     "session_memberships",
     "start_session",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import and_, delete, insert
+from sqlalchemy import and_, delete, insert, select
 
 from supportdesk.db import Database
 from supportdesk.db.tables import org_admin_sessions, org_admins, workspaces
@@ -87,6 +88,53 @@ async def session_membership(
     async with db.read() as connection:
         row = (await connection.execute(query)).first()
     return None if row is None else membership_of(row)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInUse:
+    """The seat a long request (an inbox's live stream) holds, by its session's digest:
+    the session id itself is not kept."""
+
+    workspace_id: str
+    admin_id: str
+    session_hash: str
+
+    @classmethod
+    def of(cls, session_id: str, workspace_id: str, admin_id: str) -> SeatInUse:
+        return cls(workspace_id, admin_id, _digest(session_id))
+
+    @property
+    def identity(self) -> str:
+        return f"{self.workspace_id} {self.admin_id} {self.session_hash}"
+
+
+async def seats_still_in_use(db: Database, seats: Sequence[SeatInUse]) -> set[str]:
+    """The identities of those seats whose session has not ended or expired and whose
+    person is still a member: one statement for all of a process's live streams."""
+    if not seats:
+        return set()
+    query = (
+        select(
+            org_admin_sessions.c.workspace_id,
+            org_admin_sessions.c.admin_id,
+            org_admin_sessions.c.session_hash,
+        )
+        .join(
+            org_admins,
+            and_(
+                org_admins.c.workspace_id == org_admin_sessions.c.workspace_id,
+                org_admins.c.id == org_admin_sessions.c.admin_id,
+            ),
+        )
+        .where(
+            org_admin_sessions.c.workspace_id.in_({seat.workspace_id for seat in seats}),
+            org_admin_sessions.c.session_hash.in_({seat.session_hash for seat in seats}),
+            org_admin_sessions.c.expires_at > now(),
+        )
+    )
+    async with db.read() as connection:
+        rows = (await connection.execute(query)).all()
+    return {SeatInUse(row.workspace_id, row.admin_id, row.session_hash).identity for row in rows}
 
 
 async def session_memberships(

@@ -19,6 +19,7 @@ from supportdesk.domain.labels.queries import list_labels
 from supportdesk.domain.members.queries import list_members
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.member_actor import member_actor
+from supportdesk.web.pages.live import live_url
 from supportdesk.web.queue import FILTER_NAMES, VIEWS, QueueQuery, view_filter
 from supportdesk.web.queue_rows import QueueRows, read_rows
 
@@ -106,6 +107,7 @@ async def _queue_page(
         priorities=PRIORITIES,
         filter_names=FILTER_NAMES,
         error=error,
+        live_url=await live_url(page),
     )
 
 
