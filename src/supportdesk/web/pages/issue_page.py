@@ -8,7 +8,7 @@ with what went wrong); a request from htmx (`HX-Request`) gets the piece it repl
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.responses import JSONResponse, Response
@@ -150,39 +150,43 @@ async def send_message(page: Page) -> Response:
     """A reply ("Send reply") or an internal note ("Add note"), with the status chosen and
     the files uploaded, held when the page had not shown the thread's newest message."""
     number = _ticket_number(page)
-    view = await issue_view(page.db, page.workspace_id, number)
-    if view is None:
+    issue = await issues.fetch_issue_by_number(page.db, page.workspace_id, number)
+    if issue is None:
         return _not_found(page)
     kind = page.field("send")
     if kind not in ("reply", "note"):
         return page.problem(400, "Form not readable", "Choose Send reply or Add note.")
     if page.field("file"):
         error = "Press Upload to attach the file you chose, or clear the choice, then send."
-        return await _composer_again(page, view, 400, error=error)
+        return await _composer_again(page, number, 400, error=error)
     write = issues.reply_to_issue if kind == "reply" else issues.add_note
     try:
         _, message = await write(
             page.db,
             await member_actor(page),
             page.workspace_id,
-            view.issue.id,
+            issue.id,
             page.field("body"),
             attachment_ids=[str(i) for i in page.form.getlist("attachment_ids")],
             status=page.field("status") or None,
             seen_up_to=page.field("seen_up_to"),
         )
     except issues.ThreadMoved as moved:
-        fresh = await issue_view(page.db, page.workspace_id, number, moved.newer_ids)
-        assert fresh is not None
-        return await _composer_again(page, fresh, 409, held=True, kind=kind)
+        return await _composer_again(page, number, 409, moved.newer_ids, held=True, kind=kind)
     except DomainError as error:
-        return await _composer_again(page, view, 400, error=explained(error))
+        return await _composer_again(page, number, 400, error=explained(error))
     page.session.tell("Reply sent." if kind == "reply" else "Note added.")
     return _back(number, f"#{message.id}")
 
 
-async def _composer_again(page: Page, view: IssueView, status: int, **state: Any) -> Response:
-    """The page once more, the composer holding what the member wrote."""
+async def _composer_again(
+    page: Page, number: int, status: int, newer_ids: Sequence[str] = (), **state: Any
+) -> Response:
+    """The page once more, as the thread is now (`newer_ids` marked new), the composer
+    holding what the member wrote."""
+    view = await issue_view(page.db, page.workspace_id, number, newer_ids)
+    if view is None:
+        return _not_found(page)
     return _render(page, view, status, composer=await _composer_state(page, **state))
 
 
@@ -198,24 +202,26 @@ async def upload_file(page: Page) -> Response:
 
 async def _upload(page: Page) -> Response:
     number = _ticket_number(page)
-    view = await issue_view(page.db, page.workspace_id, number)
-    if view is None:
+    if await issues.fetch_issue_by_number(page.db, page.workspace_id, number) is None:
         return _not_found(page)
     chosen = issue_files.chosen_file(page)
     if chosen is None:
         message = "Choose a file to upload first."
         if _wants_json(page):
             return issue_files.json_refusal(message, 400)
-        return await _composer_again(page, view, 400, error=message)
+        return await _composer_again(page, number, 400, error=message)
     try:
         stored = await issue_files.store_upload(page, chosen)
     except DomainError as error:
         message = issue_files.upload_refusal(error)
         if _wants_json(page):
             return issue_files.json_refusal(message, 400)
-        return await _composer_again(page, view, 400, error=message)
+        return await _composer_again(page, number, 400, error=message)
     if _wants_json(page):
         return JSONResponse(issue_files.attachment_json(stored), 201)
+    view = await issue_view(page.db, page.workspace_id, number)
+    if view is None:
+        return _not_found(page)
     state = await _composer_state(page)
     state["uploads"] = [*state["uploads"], stored]
     return _render(page, view, composer=state)
