@@ -284,6 +284,16 @@ def test_a_control_asked_by_htmx_answers_with_the_controls_alone(
     assert "<html" not in answer.text and 'hx-swap-oob="true"' in answer.text
     assert "High priority" in answer.text
 
+    refused = agent.http.http.post(
+        f"/inbox/issues/{number}/status",
+        data={"csrf_token": csrf, "status": "closed"},
+        headers={"HX-Request": "true"},
+    )
+
+    # htmx swaps only 2xx answers: the refusal comes as the controls with the message.
+    assert refused.status_code == 200 and 'role="alert"' in refused.text
+    assert "cannot move from" in refused.text and "<html" not in refused.text
+
 
 def test_foreign_and_unknown_ids_in_controls_change_nothing(
     workspace: WorkspaceFixture, agent: Agent, other_workspace: WorkspaceFixture

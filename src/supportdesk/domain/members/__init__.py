@@ -3,7 +3,12 @@
 from supportdesk.domain.members.actions import create_member, remove_member, update_member
 from supportdesk.domain.members.models import ADMIN, AGENT, ROLES, Member
 from supportdesk.domain.members.people import Person, get_people
-from supportdesk.domain.members.queries import count_members, get_members, list_members
+from supportdesk.domain.members.queries import (
+    count_members,
+    get_members,
+    list_members,
+    members_by_name,
+)
 
 __all__ = [
     "ADMIN",
@@ -16,6 +21,7 @@ __all__ = [
     "get_members",
     "get_people",
     "list_members",
+    "members_by_name",
     "remove_member",
     "update_member",
 ]

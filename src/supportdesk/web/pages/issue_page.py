@@ -247,8 +247,9 @@ async def _control(page: Page, change: Change, done: str) -> Response:
         view = await issue_view(page.db, page.workspace_id, number)
         assert view is not None
         if _is_htmx(page):
+            # htmx swaps no 4xx answer: the refusal is the piece it swaps in.
             values = _values(page, view, control_error=explained(error), oob=True)
-            return page.render("inbox/_controls.html", 400, **values)
+            return page.render("inbox/_controls.html", **values)
         return _render(page, view, 400, control_error=explained(error))
     if _is_htmx(page):
         view = await issue_view(page.db, page.workspace_id, number)
