@@ -14,8 +14,8 @@ import pytest
 from tests.conftest import WorkspaceFixture
 from tests.graphql.issues.helpers import add_note, reply
 from tests.graphql.labels.helpers import add_labels, new_label
-from tests.web.issue_page_steps import AGENT_PASSWORD, make_agent, make_issue, thread_of
 from tests.servers import RunningServer
+from tests.web.issue_page_steps import AGENT_PASSWORD, make_agent, make_issue, thread_of
 from tests.web.test_browser import Shoot, log_in, take_screenshots
 
 if TYPE_CHECKING:
