@@ -110,18 +110,16 @@ def test_an_agent_works_an_issue_in_the_browser(
         ("internal", "Member"),
     ]
 
-    # Status, assignee (a: assign to me) and labels.
-    with page.expect_navigation():
-        page.get_by_label("Status").select_option("open")
+    # Status, assignee (a: assign to me) and labels: a page load without htmx, the
+    # controls alone swapped with it; either way the change is confirmed on the page.
+    page.get_by_label("Status").select_option("open")
     page.get_by_text("Status changed.").wait_for()
     page.locator("body").click()
-    with page.expect_navigation():
-        page.keyboard.press("a")
+    page.keyboard.press("a")
     page.get_by_text("Assignee changed.").wait_for()
     assert page.get_by_label("Assignee").input_value() == agent.id
     page.get_by_label("Labels").select_option(label=["Hardware", "Urgent"])
-    with page.expect_navigation():
-        page.get_by_role("button", name="Save labels").click()
+    page.get_by_role("button", name="Save labels").click()
     page.get_by_text("Labels changed.").wait_for()
     found = thread_of(api, issue["id"])
     assert found["status"] == "open"
