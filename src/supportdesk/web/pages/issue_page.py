@@ -9,11 +9,12 @@ with what went wrong); a request from htmx (`HX-Request`) gets the piece it repl
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from supportdesk.domain import issues, labels, members
+from supportdesk.domain import attachments, issues, labels, members
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.errors import DomainError, ErrorCode
 from supportdesk.domain.issues.actions import MAX_BODY
@@ -101,14 +102,7 @@ def _values(page: Page, view: IssueView, **extra: Any) -> dict[str, Any]:
         "next_statuses": _next_statuses(current),
         # What a reply or note may move the issue to besides leaving it.
         "then_statuses": [s for s in _next_statuses(current) if s not in (current, "new")],
-        "composer": {
-            "body": "",
-            "status": "",
-            "uploads": [],
-            "error": None,
-            "held": False,
-            "kind": "",
-        },
+        "composer": Composer(),
         "control_error": None,
         **extra,
     }
@@ -132,17 +126,26 @@ def _back(number: int, anchor: str = "") -> Response:
 # --- The composer ----------------------------------------------------------------
 
 
-async def _composer_state(page: Page, **changes: Any) -> dict[str, Any]:
-    uploads = await issue_files.pending_uploads(page, page.form.getlist("attachment_ids"))  # type: ignore[arg-type]
-    return {
-        "body": page.field("body"),
-        "status": page.field("status"),
-        "uploads": uploads,
-        "error": None,
-        "held": False,
-        "kind": "",
-        **changes,
-    }
+@dataclass(slots=True)
+class Composer:
+    """What the composer holds when the page is shown again: the member's text, status and
+    files, and why it came back (an error, or `held` with the `kind` of message held)."""
+
+    body: str = ""
+    status: str = ""
+    uploads: list[attachments.Attachment] = field(default_factory=list)
+    error: str | None = None
+    held: bool = False
+    kind: str = ""
+
+
+def _attachment_ids(page: Page) -> list[str]:
+    return [str(attachment_id) for attachment_id in page.form.getlist("attachment_ids")]
+
+
+async def _composer_as_sent(page: Page, **changes: Any) -> Composer:
+    uploads = await issue_files.pending_uploads(page, _attachment_ids(page))
+    return Composer(page.field("body"), page.field("status"), uploads, **changes)
 
 
 @takes_body(lambda _: COMPOSER_LIMITS)
@@ -167,7 +170,7 @@ async def send_message(page: Page) -> Response:
             page.workspace_id,
             issue.id,
             page.field("body"),
-            attachment_ids=[str(i) for i in page.form.getlist("attachment_ids")],
+            attachment_ids=_attachment_ids(page),
             status=page.field("status") or None,
             seen_up_to=page.field("seen_up_to"),
         )
@@ -187,7 +190,7 @@ async def _composer_again(
     view = await issue_view(page.db, page.workspace_id, number, newer_ids)
     if view is None:
         return _not_found(page)
-    return _render(page, view, status, composer=await _composer_state(page, **state))
+    return _render(page, view, status, composer=await _composer_as_sent(page, **state))
 
 
 @takes_body(issue_files.upload_limits)
@@ -222,9 +225,9 @@ async def _upload(page: Page) -> Response:
     view = await issue_view(page.db, page.workspace_id, number)
     if view is None:
         return _not_found(page)
-    state = await _composer_state(page)
-    state["uploads"] = [*state["uploads"], stored]
-    return _render(page, view, composer=state)
+    composer = await _composer_as_sent(page)
+    composer.uploads.append(stored)
+    return _render(page, view, composer=composer)
 
 
 # --- The controls ----------------------------------------------------------------
