@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from supportdesk.domain import attachments, issues, labels, members
 from supportdesk.domain.audit import Actor
-from supportdesk.domain.errors import DomainError, ErrorCode
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode
 from supportdesk.domain.issues.actions import MAX_BODY
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES, TRANSITIONS
 from supportdesk.web.endpoint import BodyLimits, Page, redirect, takes_body
@@ -65,6 +65,13 @@ def _wants_json(page: Page) -> bool:
 
 def _not_found(page: Page) -> Response:
     return page.problem(404, "Issue not found", "There is no issue with that number here.")
+
+
+def refusal_status(error: DomainError) -> int:
+    """404 when the form named something the workspace does not have (another workspace's
+    label, member or file), 400 for any other refusal."""
+    unknown = any(problem.code == FieldCode.UNKNOWN for problem in error.fields)
+    return 404 if unknown else 400
 
 
 def explained(error: DomainError) -> str:
@@ -177,7 +184,8 @@ async def send_message(page: Page) -> Response:
     except issues.ThreadMoved as moved:
         return await _composer_again(page, number, 409, moved.newer_ids, held=True, kind=kind)
     except DomainError as error:
-        return await _composer_again(page, number, 400, error=explained(error))
+        status = refusal_status(error)
+        return await _composer_again(page, number, status, error=explained(error))
     page.session.tell("Reply sent." if kind == "reply" else "Note added.")
     return _back(number, f"#{message.id}")
 
@@ -253,7 +261,7 @@ async def _control(page: Page, change: Change, done: str) -> Response:
             # htmx swaps no 4xx answer: the refusal is the piece it swaps in.
             values = _values(page, view, control_error=explained(error), oob=True)
             return page.render("inbox/_controls.html", **values)
-        return _render(page, view, 400, control_error=explained(error))
+        return _render(page, view, refusal_status(error), control_error=explained(error))
     if _is_htmx(page):
         view = await issue_view(page.db, page.workspace_id, number)
         assert view is not None
@@ -338,26 +346,26 @@ async def merge_into(page: Page) -> Response:
     if source is None:
         return _not_found(page)
     given = page.field("target_number").strip().lstrip("#")
-    target = None
-    if given.isdigit() and len(given) < 10:
-        target = await issues.fetch_issue_by_number(page.db, page.workspace_id, int(given))
-    view = None
-    error = None
+    if not (given.isdigit() and len(given) < 10):
+        return await _merge_refused(page, number, 400, "Give the ticket number, e.g. 42.")
+    target = await issues.fetch_issue_by_number(page.db, page.workspace_id, int(given))
     if target is None:
-        error = "There is no issue with that ticket number here."
-    elif target.id == source.id:
-        error = "An issue cannot be merged into itself."
-    else:
-        try:
-            await issues.merge_issue(
-                page.db, await member_actor(page), page.workspace_id, source.id, target.id
-            )
-        except DomainError as refused:
-            error = explained(refused)
-    if error is not None:
-        view = await issue_view(page.db, page.workspace_id, number)
-        assert view is not None
-        return _render(page, view, 400, control_error=error)
-    assert target is not None
+        message = "There is no issue with that ticket number here."
+        return await _merge_refused(page, number, 404, message)
+    if target.id == source.id:
+        return await _merge_refused(page, number, 400, "An issue cannot be merged into itself.")
+    try:
+        await issues.merge_issue(
+            page.db, await member_actor(page), page.workspace_id, source.id, target.id
+        )
+    except DomainError as refused:
+        return await _merge_refused(page, number, 400, explained(refused))
     page.session.tell(f"Merged into #{target.ticket_number}.")
     return _back(target.ticket_number)
+
+
+async def _merge_refused(page: Page, number: int, status: int, message: str) -> Response:
+    view = await issue_view(page.db, page.workspace_id, number)
+    if view is None:
+        return _not_found(page)
+    return _render(page, view, status, control_error=message)
