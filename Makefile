@@ -53,7 +53,9 @@ run: $(SERVE_STAMP)
 	else \
 		$(BIN)/supportdesk migrate; \
 		echo "Demo workspace exists; its key and admin password were printed on the first run."; \
+		echo "Log in at   http://$(HOST):$(PORT)/login  (agents and admins; the inbox)"; \
 		echo "Settings    http://$(HOST):$(PORT)/settings/api  (log in as $(ADMIN_EMAIL))"; \
+		echo "New member: $(BIN)/supportdesk members add --workspace <ws_id> --email E --role agent"; \
 		echo "New key: $(BIN)/supportdesk keys create --workspace <ws_id> --name demo --scopes issues:read"; \
 	fi
 	$(BIN)/supportdesk serve --host $(HOST) --port $(PORT) --workers 1

@@ -1,5 +1,6 @@
 """Secrets are shown once and kept nowhere: not in the database, not in the logs.
-Admin passwords are kept only as Argon2id hashes (CONTRACT section 9)."""
+Admin passwords are kept only as Argon2id hashes (CONTRACT section 9); invitation links
+only as the SHA-256 of their secret part, and the passwords chosen through them as hashes."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from tests import factories
 from tests.cli.runner import json_of, operator_url, supportdesk
 from tests.conftest import WorkspaceFixture
 from tests.servers import RunningServer
+from tests.web.invitations import NEW_PASSWORD, choose_password
+from tests.web.settings_client import SettingsClient
 
 PASSWORD = "correct horse battery"  # the workspace fixture's admin password
 
@@ -89,6 +92,22 @@ def test_no_secret_is_in_the_database_or_the_logs(
             database_url=operator_url(workspace.server.database_url),
         )
     )["api_key"]
+    invite = 'mutation($email: String) { createMember(input: {email: $email, role: "agent"}) { invitationUrl } }'
+    api_link = api.ok(invite, {"email": "api-invited@example.com"})["createMember"]["invitationUrl"]
+    cli_link = json_of(
+        supportdesk(
+            "members",
+            "add",
+            *("--workspace", workspace.id, "--email", "cli-invited@example.com"),
+            *("--role", "agent", "--json"),
+            database_url=operator_url(workspace.server.database_url),
+        )
+    )["invitation_url"]
+    # One link is used (its page and its POST pass through the logs), one is not.
+    used_path = "/invitations/" + api_link.split("/invitations/")[1]
+    assert choose_password(SettingsClient(workspace.server.base_url), used_path).status_code == 303
+    links = [link.split("/invitations/")[1] for link in (api_link, cli_link)]
+    link_secrets = [link.split(".", 1)[1] for link in links]
     secrets = [workspace.key, secret, cli_key, legacy_key]
 
     stored = stored_text(workspace.server)
@@ -99,8 +118,16 @@ def test_no_secret_is_in_the_database_or_the_logs(
     for each in secrets:
         assert each not in stored
         assert each[12:] not in stored  # not even the part after the shown prefix
+    # The test's own HTTP client logs the addresses it opens; the server's logs are the rest.
+    served = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
+    server_logs = "".join(r.getMessage() + str(r.__dict__) for r in served)
+    for each in link_secrets:
+        assert hash_secret(each) in stored  # the link's row, by the hash of its secret
+        assert each not in stored and each not in server_logs
+    assert NEW_PASSWORD not in stored and NEW_PASSWORD not in logs
     # The logs were captured (the revoked key's refusal is in them); the secrets are not.
     assert "'status': 401" in logs
+    assert "/invitations/…" in logs
     for each in secrets:
         assert each[12:] not in logs
     for answer in (refused, bad, after_revoke):

@@ -103,18 +103,26 @@ def settings_url(base_url: str) -> str:
     return f"{base_url.rstrip('/')}/settings/api"
 
 
+def login_url(base_url: str) -> str:
+    """Where every member, agent or admin, logs in."""
+    return f"{base_url.rstrip('/')}/login"
+
+
+base_url_option = click.option(
+    "--base-url",
+    envvar="SUPPORTDESK_BASE_URL",
+    default="http://127.0.0.1:8000",
+    show_default=True,
+    help="Where the service will be reached; used to print the addresses people open.",
+)
+
+
 @main.command()
 @click.option("--workspace", "workspace_name", required=True, help="Name of the new workspace.")
 @click.option("--admin-email", required=True, help="E-mail of the first org admin.")
 @click.option("--admin-password", default=None, help="Generated and printed when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line for scripts.")
-@click.option(
-    "--base-url",
-    envvar="SUPPORTDESK_BASE_URL",
-    default="http://127.0.0.1:8000",
-    show_default=True,
-    help="Where the service will be reached; used to print the settings page's address.",
-)
+@base_url_option
 @database_option
 def init(
     workspace_name: str,
@@ -134,6 +142,7 @@ def init(
         "workspace_id": made.workspace.id,
         "admin_email": made.admin.email,
         "api_key": made.key.secret,
+        "login_url": login_url(base_url),
         "settings_url": settings_url(base_url),
     }
     if admin_password is None:
@@ -144,6 +153,7 @@ def init(
             f"Admin login {made.admin.email} / {made.admin_password}"
             if admin_password is None
             else f"Admin login {made.admin.email} (the password you gave)",
+            f"Log in at   {login_url(base_url)}  (agents and admins; the inbox)",
             f"Settings    {settings_url(base_url)}  (log in as the admin above)",
             f"API key     {made.key.secret}",
             "            Full access. Shown once: store it now.",
@@ -214,7 +224,7 @@ def serve(
     count = workers or (server.default_workers() if settings.redis_url else 1)
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
-    click.echo(f"Settings → API for org admins: {settings_url(base_url)}")
+    click.echo(f"People log in at {login_url(base_url)} (the inbox; Settings for admins)")
     if settings.metrics_port is not None:
         click.echo(f"Metrics for Prometheus: http://{host}:{settings.metrics_port}/metrics")
     if count > 1 and not settings.redis_url:
@@ -364,6 +374,62 @@ def keys_list(workspace_id: str, as_json: bool, database_url: str | None) -> Non
         click.echo(
             f"{k.id}  {k.key_prefix}…  {k.status(moment):8}  {k.name}  [{' '.join(k.scopes)}]"
         )
+
+
+@main.group()
+def members() -> None:
+    """Add the people of a workspace: agents and admins."""
+
+
+@members.command("add")
+@click.option("--workspace", "workspace_id", required=True)
+@click.option("--email", required=True)
+@click.option("--name", default=None, help="Shown as the assignee; the e-mail when omitted.")
+@click.option("--role", required=True, type=click.Choice(["agent", "admin"]))
+@click.option(
+    "--password",
+    default=None,
+    help="At least 8 characters. Without it, a one-time invitation link (7 days) is printed"
+    " for the member to choose their own.",
+)
+@click.option("--json", "as_json", is_flag=True)
+@base_url_option
+@database_option
+def members_add(
+    workspace_id: str,
+    email: str,
+    name: str | None,
+    role: str,
+    password: str | None,
+    as_json: bool,
+    base_url: str,
+    database_url: str | None,
+) -> None:
+    """Add a member; they log in with the password, or choose one through the link."""
+    from supportdesk.domain import members as people
+
+    async def work(db: Database) -> people.AddedMember:
+        await _require_workspace(db, workspace_id)
+        return await people.add_member(
+            db,
+            audit.CLI_ACTOR,
+            workspace_id,
+            email=email,
+            name=name,
+            role=role,
+            password=password,
+        )
+
+    added = _run(_settings(database_url), work)
+    member = added.member
+    link = added.invitation.url(base_url) if added.invitation else None
+    data = {"id": member.id, "email": member.email, "role": member.role, "invitation_url": link}
+    lines = [f"{member.id}  {member.email}  {member.role}"]
+    if link:
+        lines += [f"Invitation  {link}", "            Shown once, valid 7 days: send it to them."]
+    else:
+        lines.append(f"Log in at   {login_url(base_url)}  with the password you gave")
+    _emit(as_json, data, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     # Signs the settings page's session cookie; generated into the data folder when unset.
     secret_key: str | None = None
+    # Where people reach the service (`https://desk.example.com`), for the links it hands
+    # out (invitations, attachments); the request's own address when unset.
+    base_url: str | None = None
     db_pool_size: int = Field(default=10, ge=1)
     introspection: bool = True
     # Repeated read documents answered by one SQL statement per root field whose JSON the
@@ -136,6 +139,15 @@ class Settings(BaseSettings):
         if not schedule or any(delay < 0 for delay in schedule):
             raise ValueError("a comma-separated list of delays in seconds, e.g. 5,300,1800")
         return schedule
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("an http:// or https:// address, e.g. https://desk.example.com")
+        return value.strip().rstrip("/")
 
     @field_validator("database_url")
     @classmethod

@@ -1,4 +1,5 @@
-"""`supportdesk init` tells the org admin where the settings page is and how to log in."""
+"""`supportdesk init` tells the org admin where people log in, where the settings page is
+and with what."""
 
 from __future__ import annotations
 
@@ -26,9 +27,12 @@ def test_init_prints_the_admin_login_and_the_settings_address(tmp_path: Path) ->
     out = run_init(tmp_path, "--base-url", "http://support.example.test:9000/")
 
     lines = dict(
-        line.split(None, 1) for line in out.splitlines() if line.startswith(("Admin", "Settings"))
+        line.split(None, 1)
+        for line in out.splitlines()
+        if line.startswith(("Admin", "Settings", "Log in"))
     )
     assert lines["Admin"].startswith("login a@example.com / ")
+    assert lines["Log"].startswith("in at   http://support.example.test:9000/login ")
     assert lines["Settings"].startswith("http://support.example.test:9000/settings/api ")
 
 
@@ -36,5 +40,6 @@ def test_init_json_carries_the_settings_address(tmp_path: Path) -> None:
     data = json.loads(run_init(tmp_path, "--json"))
 
     assert data["settings_url"] == "http://127.0.0.1:8000/settings/api"
+    assert data["login_url"] == "http://127.0.0.1:8000/login"
     assert data["admin_email"] == "a@example.com"
     assert len(data["admin_password"]) >= 12

@@ -118,9 +118,13 @@ def test_iter_events_resumes_across_a_server_restart(tmp_path: Path) -> None:
 
 
 def _read_events(base_url: str, key: Key, after: int, received: list[Any]) -> None:
+    """Reads the four events the test expects, then ends: a reader left behind would
+    reconnect to whatever server takes the port next."""
     with Client(base_url, key.secret) as client:
         for item in client.iter_events(after=after, max_reconnect_wait=0.5):
             received.append(item)
+            if len(received) == 4:
+                return
 
 
 def _create_issue_directly(key: Key) -> Any:

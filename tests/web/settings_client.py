@@ -12,6 +12,7 @@ import httpx
 
 _HIDDEN = re.compile(r'<input type="hidden" name="(?P<name>[a-z_]+)" value="(?P<value>[^"]*)"')
 _SECRET = re.compile(r'id="secret"[^>]*>(svc_mk_[0-9A-Za-z]+)<')
+_LINK = re.compile(r'id="secret"[^>]*>(https?://[^<]+/invitations/[^<]+)<')
 
 
 def hidden_fields(page: str) -> dict[str, str]:
@@ -21,6 +22,12 @@ def hidden_fields(page: str) -> dict[str, str]:
 def secret_on(page: str) -> str | None:
     found = _SECRET.search(page)
     return found.group(1) if found else None
+
+
+def link_on(page: str) -> str | None:
+    """The invitation link a page shows once (Settings → Members)."""
+    found = _LINK.search(page)
+    return html.unescape(found.group(1)) if found else None
 
 
 def random_address() -> str:

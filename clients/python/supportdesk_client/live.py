@@ -22,6 +22,12 @@ READ_TIMEOUT_SECONDS = 45.0
 FIRST_WAIT_SECONDS = 0.5
 
 
+def reconnect_wait(failures: int, max_wait: float) -> float:
+    """Seconds to wait after `failures` failed connections in a row: doubling from the
+    first wait up to `max_wait`, however long the server stays away."""
+    return min(max_wait, FIRST_WAIT_SECONDS * 2.0 ** min(failures - 1, 32))
+
+
 @dataclass(frozen=True)
 class StreamReset:
     """Events after the position asked for were removed by retention (30 days): the stream
@@ -100,7 +106,7 @@ class EventStream:
             except httpx.TransportError:
                 pass  # connect again, resuming
             failures += 1
-            time.sleep(min(self._max_wait, FIRST_WAIT_SECONDS * 2 ** (failures - 1)))
+            time.sleep(reconnect_wait(failures, self._max_wait))
 
     def _connection(self) -> Iterator[WebhookEvent | StreamReset]:
         headers = {"Accept": "text/event-stream"}

@@ -338,6 +338,28 @@ org_admin_sessions = Table(
     Index("ix_org_admin_sessions_admin", "workspace_id", "admin_id"),
 )
 
+# Invitation links (docs/settings-page.md): one lets a member choose their password, once,
+# within 7 days. The link carries the workspace id and a random secret; only the secret's
+# SHA-256 is stored, so a copy of this table sets no password. A newer link of the same
+# member replaces the unused ones; removing the member removes them (the cascade).
+member_invitations = Table(
+    "member_invitations",
+    metadata,
+    Column("workspace_id", ID, ForeignKey("workspaces.id"), nullable=False),
+    Column("token_hash", String(64), nullable=False),
+    Column("member_id", ID, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("used_at", UTCDateTime, nullable=True),
+    PrimaryKeyConstraint("workspace_id", "token_hash"),
+    ForeignKeyConstraint(
+        ["workspace_id", "member_id"],
+        ["org_admins.workspace_id", "org_admins.id"],
+        ondelete="CASCADE",
+    ),
+    Index("ix_member_invitations_member", "workspace_id", "member_id"),
+)
+
 # One-time form tokens already used: a refreshed "Create key" form must not mint a second key.
 form_submissions = Table(
     "form_submissions",

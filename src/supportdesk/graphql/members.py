@@ -54,9 +54,9 @@ class CreateMemberInput:
     )
     password: str | None = strawberry.field(
         default=None,
-        description="8–1,024 characters: what the member logs in with. A member without one "
-        "cannot log in. Never shown again. Setting one needs a Full-access key "
-        "(SCOPE_ESCALATION otherwise).",
+        description="8–1,024 characters: what the member logs in with at /login. Without "
+        "one, the payload's `invitationUrl` lets the member choose it. Never shown again. "
+        "Setting one needs a Full-access key (SCOPE_ESCALATION otherwise).",
     )
 
 
@@ -74,6 +74,13 @@ class UpdateMemberInput:
 @strawberry.type
 class CreateMemberPayload:
     member: Member | None = None
+    invitation_url: str | None = strawberry.field(
+        default=None,
+        description="A one-time link with which the member chooses their password and logs "
+        "in: valid 7 days, used once, shown only here (only its hash is kept). Null when a "
+        "password was given, or when the key is not Full-access (a link lets whoever holds it "
+        "log in as the member; an admin then makes one on Settings → Members).",
+    )
     error: MutationError | None = None
 
 
@@ -108,14 +115,17 @@ class MemberQueries:
 
 @strawberry.type
 class MemberMutations:
-    @strawberry.mutation(description="Add a person to the workspace as an admin or an agent.")
+    @strawberry.mutation(
+        description="Add a person to the workspace as an admin or an agent, with a password "
+        "or an invitation link (`invitationUrl`)."
+    )
     async def create_member(
         self, info: Info, input: CreateMemberInput
     ) -> CreateMemberPayload | None:
         context = info.context
 
         async def action() -> dict[str, object]:
-            member = await members.create_member(
+            added = await members.add_member(
                 context.db,
                 context.actor,
                 context.workspace_id,
@@ -125,7 +135,8 @@ class MemberMutations:
                 password=input.password,
                 key_scopes=context.principal.scopes,
             )
-            return {"member": Member.of(member)}
+            link = added.invitation.url(context.base_url) if added.invitation else None
+            return {"member": Member.of(added.member), "invitation_url": link}
 
         return await mutate(CreateMemberPayload, action)
 

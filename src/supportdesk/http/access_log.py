@@ -17,6 +17,7 @@ from typing import Any
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from supportdesk.http.logged_path import logged_path
 from supportdesk.observability.metrics import RequestMetrics
 
 logger = logging.getLogger("supportdesk.access")
@@ -80,7 +81,7 @@ class AccessLogMiddleware:
                     "fields": {
                         "request_id": scope["state"].get("request_id"),
                         "method": scope["method"],
-                        "path": scope["path"],
+                        "path": logged_path(scope),
                         "key_prefix": record.key_prefix,
                         "workspace": record.workspace,
                         "operation": record.operation,
@@ -95,7 +96,7 @@ class AccessLogMiddleware:
             )
             if self.metrics is not None:
                 self.metrics.finished(
-                    scope["path"],
+                    logged_path(scope),
                     record.operation,
                     record.operation_type,
                     record.rate_limited_by,

@@ -11,6 +11,8 @@ import orjson
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from supportdesk.http.logged_path import logged_path
+
 logger = logging.getLogger("supportdesk.http")
 
 
@@ -51,7 +53,7 @@ class ErrorMaskingMiddleware:
             request_id = scope.get("state", {}).get("request_id")
             logger.exception(
                 "unhandled error",
-                extra={"fields": {"request_id": request_id, "path": scope["path"]}},
+                extra={"fields": {"request_id": request_id, "path": logged_path(scope)}},
             )
             if started:
                 return  # too late for another answer; the connection ends short

@@ -263,7 +263,7 @@ class GraphQLEndpoint:
             cursors=Cursors(await self.cursor_key(), principal.workspace_id),
             client_ip=request.client.host if request.client else None,
             webhooks=request.app.state.webhooks,
-            base_url=str(request.base_url).rstrip("/"),
+            base_url=self.settings.base_url or str(request.base_url).rstrip("/"),
             attachment_max_bytes=self.settings.attachment_max_bytes,
         )
         plan = (

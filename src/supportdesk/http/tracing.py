@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from supportdesk.db import Database
 from supportdesk.http.access_log import CLIENT_CLOSED_REQUEST, AccessRecord, access_record
+from supportdesk.http.logged_path import logged_path
 from supportdesk.observability.tracing import (
     mark_failed,
     otlp_provider,
@@ -76,7 +77,7 @@ def _describe(span: Span, scope: Scope, record: AccessRecord, status: int) -> No
     span.set_attributes(
         {
             "http.request.method": scope["method"],
-            "url.path": scope["path"],
+            "url.path": logged_path(scope),
             "http.response.status_code": status,
             "supportdesk.request_id": scope.get("state", {}).get("request_id") or "",
         }

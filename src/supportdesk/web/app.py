@@ -22,6 +22,7 @@ from supportdesk.web.pages import (
     api_keys,
     audit,
     inbox,
+    invitations,
     issue_files,
     issue_page,
     login,
@@ -111,6 +112,7 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
         page("/members/{member_id}/role", members.change_role, ["POST"]),
         page("/members/{member_id}/remove", members.remove_form),
         page("/members/{member_id}/remove", members.remove, ["POST"]),
+        page("/members/{member_id}/invitation", members.invite, ["POST"]),
         page("/audit", audit.audit_log),
     ]
 
@@ -148,6 +150,8 @@ def web_routes(settings: Settings, db: Database, server_key: ServerKey) -> list[
         page("/logout", login.logout, ["POST"], access=PUBLIC),
         page("/workspace", login.choose_form, access=PUBLIC),
         page("/workspace", login.choose, ["POST"], access=PUBLIC),
+        page("/invitations/{token}", invitations.invitation_form, access=PUBLIC),
+        page("/invitations/{token}", invitations.choose_password, ["POST"], access=PUBLIC),
         Mount("/inbox", app=_pages(web, _inbox_routes(page))),
         Mount("/settings", app=_pages(web, _settings_routes(page))),
         Mount("/static", StaticFiles(packages=[("supportdesk.web", "static")]), name="static"),

@@ -72,6 +72,11 @@ class Page:
         return Cursors(await self.web.server_key.derived(CURSOR_KEY_PURPOSE), self.workspace_id)
 
     @property
+    def base_url(self) -> str:
+        """Where people reach the service: the deployment's setting, else this request's."""
+        return self.web.settings.base_url or str(self.request.base_url).rstrip("/")
+
+    @property
     def client_address(self) -> str | None:
         return self.request.client.host if self.request.client else None
 
@@ -97,7 +102,7 @@ class Page:
             "me": self.membership,
             "can_switch": len(self.session.choices) > 1,
             "notice": self.session.take_notice(),
-            "base_url": str(self.request.base_url).rstrip("/"),
+            "base_url": self.base_url,
             "section": "",
             **values,
         }

@@ -10,7 +10,7 @@ MEMBER_FIELDS = "id email name role createdAt"
 ERROR = "error { code message fields { field code } }"
 CREATE_MEMBER = f"""
 mutation($input: CreateMemberInput!) {{
-  createMember(input: $input) {{ member {{ {MEMBER_FIELDS} }} {ERROR} }}
+  createMember(input: $input) {{ member {{ {MEMBER_FIELDS} }} invitationUrl {ERROR} }}
 }}
 """
 UPDATE_MEMBER = f"""

@@ -2128,6 +2128,7 @@ class AsyncGraphQLClient(AsyncBaseClient):
                 member {
                   ...MemberFields
                 }
+                invitationUrl
                 error {
                   ...MutationErrorFields
                 }

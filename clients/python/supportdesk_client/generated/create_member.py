@@ -10,6 +10,7 @@ class CreateMember(BaseModel):
 
 class CreateMemberCreateMember(BaseModel):
     member: Optional["CreateMemberCreateMemberMember"]
+    invitation_url: Optional[str]
     error: Optional["CreateMemberCreateMemberError"]
 
 

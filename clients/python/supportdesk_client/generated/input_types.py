@@ -145,7 +145,7 @@ class CreateMemberInput(BaseModel):
     role: Optional[str] = None
     "Required: `admin` or `agent`. Adding an admin needs a Full-access key (SCOPE_ESCALATION otherwise)."
     password: Optional[str] = None
-    "8–1,024 characters: what the member logs in with. A member without one cannot log in. Never shown again. Setting one needs a Full-access key (SCOPE_ESCALATION otherwise)."
+    "8–1,024 characters: what the member logs in with at /login. Without one, the payload's `invitationUrl` lets the member choose it. Never shown again. Setting one needs a Full-access key (SCOPE_ESCALATION otherwise)."
 
 
 class CreateWebhookEndpointInput(BaseModel):

@@ -2124,6 +2124,7 @@ class SyncGraphQLClient(SyncBaseClient):
                 member {
                   ...MemberFields
                 }
+                invitationUrl
                 error {
                   ...MutationErrorFields
                 }

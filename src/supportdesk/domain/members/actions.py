@@ -13,6 +13,8 @@ holds every scope itself. Agents are added and changed with `members:manage` alo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -26,6 +28,7 @@ from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.members.invitations import Invitation, issue_invitation
 from supportdesk.domain.members.models import ADMIN, MEMBER_COLUMNS, ROLES, Member, member_of
 from supportdesk.domain.org_admins.service import (
     check_password,
@@ -93,7 +96,15 @@ async def insert_member(
     return member
 
 
-async def create_member(
+@dataclass(frozen=True, slots=True)
+class AddedMember:
+    """A member just added, with their invitation link when they got one (shown once)."""
+
+    member: Member
+    invitation: Invitation | None
+
+
+async def add_member(
     db: Database,
     actor: audit.Actor,
     workspace_id: str,
@@ -103,10 +114,13 @@ async def create_member(
     role: str | None = None,
     password: str | None = None,
     key_scopes: KeyScopes = None,
-) -> Member:
+) -> AddedMember:
     """Add a person to the workspace; an e-mail is unique per workspace, ignoring case
-    (ALREADY_EXISTS). A password lets an admin log in to the settings page; an agent has
-    no use for one. Only a Full-access key may add an admin or set a password."""
+    (ALREADY_EXISTS). With a password they can log in at once; without one they get an
+    invitation link to choose it. A link lets whoever holds it log in as the member, so a
+    key makes one only when it could set a password itself (Full access); a narrower key
+    adds the member without a link, and an admin makes one on Settings → Members. Only a
+    Full-access key may add an admin or set a password."""
     check = Validator()
     clean_email = check.email("email", email, required=True)
     clean_name = check.text("name", name, MAX_NAME, required=False)
@@ -122,6 +136,8 @@ async def create_member(
     password_hash = None
     if password is not None:
         password_hash = await hash_password_off_loop(password)
+    invite = password is None and _may_hand_out_logins(key_scopes)
+    invitation = None
     try:
         async with db.transaction() as connection:
             exists = await connection.scalar(
@@ -133,11 +149,73 @@ async def create_member(
                 connection, workspace_id, clean_email, clean_name, clean_role, password_hash
             )
             await _record(connection, actor, "member.created", member)
+            if invite:
+                invitation = await _invite(connection, actor, member)
     except IntegrityError:
         raise DomainError(
             ErrorCode.ALREADY_EXISTS, f"{clean_email} already belongs to this workspace."
         ) from None
-    return member
+    return AddedMember(member, invitation)
+
+
+async def create_member(
+    db: Database,
+    actor: audit.Actor,
+    workspace_id: str,
+    *,
+    email: str | None,
+    name: str | None = None,
+    role: str | None = None,
+    password: str | None = None,
+    key_scopes: KeyScopes = None,
+) -> Member:
+    """`add_member`, for callers that need only the member (its link, if any, is lost)."""
+    added = await add_member(
+        db,
+        actor,
+        workspace_id,
+        email=email,
+        name=name,
+        role=role,
+        password=password,
+        key_scopes=key_scopes,
+    )
+    return added.member
+
+
+def _may_hand_out_logins(key_scopes: KeyScopes) -> bool:
+    return key_scopes is None or set(SCOPES) <= key_scopes
+
+
+async def _invite(connection: Connection, actor: audit.Actor, member: Member) -> Invitation:
+    invitation = await issue_invitation(connection, member.workspace_id, member.id)
+    await audit.record(
+        connection,
+        member.workspace_id,
+        actor,
+        "member.invited",
+        ("Member", member.id),
+        {"email": member.email, "expires_at": invitation.expires_at.isoformat()},
+    )
+    return invitation
+
+
+async def invite_member(
+    db: Database,
+    actor: audit.Actor,
+    workspace_id: str,
+    member_id: str,
+    *,
+    key_scopes: KeyScopes = None,
+) -> AddedMember:
+    """A new invitation link for a member, to choose a (new) password: their earlier
+    unused links stop working; their password and sessions hold until the link is used.
+    Only a Full-access key may make one (it lets its holder log in as the member)."""
+    _needs_every_scope(key_scopes, "Making an invitation link")
+    async with db.transaction() as connection:
+        member = await _locked_member(connection, workspace_id, member_id)
+        invitation = await _invite(connection, actor, member)
+    return AddedMember(member, invitation)
 
 
 async def _locked_member(connection: Connection, workspace_id: str, member_id: str) -> Member:

@@ -24,6 +24,8 @@ ACTIONS = {
     "member.created": "Member added",
     "member.updated": "Member changed",
     "member.removed": "Member removed",
+    "member.invited": "Invitation link made",
+    "member.password_set": "Password chosen",
     "org_admin.sessions_ended": "Logged out everywhere",
     # The e-mail-wide lock of the login throttle: wrong passwords from many addresses.
     "org_admin.login_locked": "Logins paused",

@@ -1,5 +1,6 @@
-"""Settings → Members: the workspace's people. Admins add them with a role, change roles
-and remove them; the last admin stays (docs/working-issues.md)."""
+"""Settings → Members: the workspace's people. Admins add them with a role (and a password,
+or an invitation link shown once), make a new link to reset a password, change roles and
+remove them; the last admin stays (docs/working-issues.md, docs/settings-page.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ _MESSAGES = {
     ("name", "TOO_LONG"): "Keep the name to 200 characters or fewer.",
     ("role", "REQUIRED"): "Choose a role.",
     ("role", "INVALID"): "Choose Admin or Agent.",
-    ("password", "REQUIRED"): "An admin needs a password to log in here.",
     ("password", "INVALID"): "Use at least 8 characters.",
     ("password", "TOO_LONG"): "Keep the password to 1,024 characters or fewer.",
 }
@@ -45,12 +45,8 @@ async def create_member(page: Page) -> Response:
     values = {name: page.field(name) for name in ("email", "name", "role")}
     password = page.field("password")
     errors: dict[str, str] = {}
-    if values["role"] == members.ADMIN and not password:
-        errors["password"] = _MESSAGES[("password", "REQUIRED")]
     try:
-        if errors:
-            raise DomainError(ErrorCode.VALIDATION_FAILED, "")
-        member = await members.create_member(
+        added = await members.add_member(
             page.db,
             page.actor,
             page.workspace_id,
@@ -64,8 +60,34 @@ async def create_member(page: Page) -> Response:
         if error.code == ErrorCode.ALREADY_EXISTS:
             errors["email"] = error.message
         return _form_page(page, values, errors or {"form": error.message}, 400)
+    member = added.member
+    if added.invitation is not None:
+        return _invitation_page(page, added, added=True)
     page.session.tell(f"{member.name} is now a member ({member.role}).")
     return redirect("/settings/members")
+
+
+def _invitation_page(page: Page, made: members.AddedMember, *, added: bool) -> Response:
+    """The link, once: in the answer to the POST itself, never in a redirect or a log."""
+    return page.render(
+        "member_invited.html",
+        section="members",
+        member=made.member,
+        invitation=made.invitation,
+        added=added,
+    )
+
+
+async def invite(page: Page) -> Response:
+    """A new invitation link for a member: how an admin resets a password."""
+    member_id = str(page.request.path_params["member_id"])
+    try:
+        made = await members.invite_member(page.db, page.actor, page.workspace_id, member_id)
+    except DomainError as error:
+        if error.code == ErrorCode.NOT_FOUND:
+            return page.problem(404, "Member not found", "There is no such member here.")
+        raise
+    return _invitation_page(page, made, added=False)
 
 
 async def change_role(page: Page) -> Response:
