@@ -416,6 +416,7 @@ def chart(result: dict[str, Any], path: Path) -> None:
         "ours+graphql": "#9b6fc0",
         "ours+metrics": "#7fa8d6",
         "ours+webhook": "#4f9a6a",
+        "ours+inbox": "#9b59b6",
         "floor": "#8a8a8a",
         "postgraphile": "#d08a2c",
     }

@@ -219,7 +219,7 @@ def test_a_bad_message_comes_back_with_its_text_and_writes_nothing(
     assert too_long.status_code == 400 and "at most 65,536 characters" in too_long.text
     assert ("x" * 65_537) in too_long.text  # kept to be shortened
     assert bad_status.status_code == 400 and "Choose a status" in bad_status.text
-    assert bad_file.status_code == 400 and "not one of this workspace" in bad_file.text
+    assert bad_file.status_code == 404 and "not one of this workspace" in bad_file.text
     assert no_button.status_code == 400
     assert unknown.status_code == 404 and foreign_number.status_code == 404
     assert last_sequence(api) == before
@@ -284,6 +284,16 @@ def test_a_control_asked_by_htmx_answers_with_the_controls_alone(
     assert "<html" not in answer.text and 'hx-swap-oob="true"' in answer.text
     assert "High priority" in answer.text
 
+    refused = agent.http.http.post(
+        f"/inbox/issues/{number}/status",
+        data={"csrf_token": csrf, "status": "closed"},
+        headers={"HX-Request": "true"},
+    )
+
+    # htmx swaps only 2xx answers: the refusal comes as the controls with the message.
+    assert refused.status_code == 200 and 'role="alert"' in refused.text
+    assert "cannot move from" in refused.text and "<html" not in refused.text
+
 
 def test_foreign_and_unknown_ids_in_controls_change_nothing(
     workspace: WorkspaceFixture, agent: Agent, other_workspace: WorkspaceFixture
@@ -302,8 +312,8 @@ def test_foreign_and_unknown_ids_in_controls_change_nothing(
     priority = agent.post(number, "priority", {"priority": "whenever"})
     unknown_issue = agent.post(4242, "status", {"status": "open"})
 
-    assert label.status_code == 400 and "not one of this workspace" in label.text
-    assert member.status_code == 400 and "not a member of this workspace" in member.text
+    assert label.status_code == 404 and "not one of this workspace" in label.text
+    assert member.status_code == 404 and "not a member of this workspace" in member.text
     assert status.status_code == 400 and "cannot move from" in status.text
     assert priority.status_code == 400 and "Choose a priority" in priority.text
     assert unknown_issue.status_code == 404
@@ -323,7 +333,7 @@ def test_an_issue_is_merged_into_another_by_ticket_number(
     )
     nowhere = agent.post(duplicate["ticketNumber"], "merge", {"target_number": "99999"})
     garbage = agent.post(duplicate["ticketNumber"], "merge", {"target_number": "one"})
-    assert (itself.status_code, nowhere.status_code, garbage.status_code) == (400, 400, 400)
+    assert (itself.status_code, nowhere.status_code, garbage.status_code) == (400, 404, 400)
     assert "no issue with that ticket number" in nowhere.text
     assert last_sequence(api) == before
 

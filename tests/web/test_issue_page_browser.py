@@ -30,6 +30,22 @@ def shoot(server: RunningServer) -> Shoot:
     return take_screenshots if server.backend == "sqlite" else lambda page, name: None
 
 
+# The elements that reach past the right edge of the window, innermost first.
+_OVERFLOWING = """() => Array.from(document.querySelectorAll('body *'))
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+  .map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' +
+       Math.round(e.getBoundingClientRect().right)).reverse()"""
+
+
+def _fits_a_phone(page: Page) -> list[str]:
+    """What does not fit 390 px: nothing, or the elements that stick out."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        return list(page.evaluate(_OVERFLOWING))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 800})
+
+
 def _focused_id(page: Page) -> str:
     return str(page.evaluate("document.activeElement && document.activeElement.id"))
 
@@ -64,6 +80,7 @@ def test_an_agent_works_an_issue_in_the_browser(
     assert page.locator(".msg-note").get_by_text("Internal note").is_visible()
     assert page.get_by_text("Reynholm Industries").is_visible()
     shoot(page, "issue")
+    assert _fits_a_phone(page) == []
 
     # r: the composer for a reply; a status change goes with it.
     page.locator("body").press("r")
@@ -93,8 +110,8 @@ def test_an_agent_works_an_issue_in_the_browser(
         ("internal", "Member"),
     ]
 
-    # Status, assignee (a: assign to me) and labels.
-    # With htmx (static/vendor) the controls swap alone; without it, the page reloads.
+    # Status, assignee (a: assign to me) and labels: a page load without htmx, the
+    # controls alone swapped with it; either way the change is confirmed on the page.
     page.get_by_label("Status").select_option("open")
     page.get_by_text("Status changed.").wait_for()
     page.locator("body").click()
@@ -136,6 +153,7 @@ def test_an_agent_works_an_issue_in_the_browser(
     assert page.locator(".msg-new").get_by_text("Jen here").is_visible()
     count = thread_of(api, issue["id"])["messageCount"]
     shoot(page, "issue-held")
+    assert _fits_a_phone(page) == []
     page.get_by_role("link", name="Edit").click()
     assert _focused_id(page) == "message"
     assert thread_of(api, issue["id"])["messageCount"] == count  # nothing sent

@@ -12,6 +12,7 @@ from supportdesk.domain.labels.models import MAX_LABELS_PER_ISSUE, Label
 from supportdesk.domain.labels.queries import (
     count_labels,
     get_labels,
+    labels_by_name,
     labels_of_issues,
     list_labels,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "create_label",
     "delete_label",
     "get_labels",
+    "labels_by_name",
     "labels_of_issues",
     "list_labels",
     "remove_labels",

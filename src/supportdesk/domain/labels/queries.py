@@ -91,6 +91,22 @@ async def known_label_ids(
     return {row[0] for row in rows}
 
 
+# Every label of a workspace by name, for a picker (the inbox's): one statement, built once.
+PICKER_LIMIT = 1000
+_BY_NAME = Read(
+    select(*LABEL_COLUMNS)
+    .where(labels.c.workspace_id == bindparam("workspace_id"))
+    .order_by(labels.c.name_normalized, labels.c.id)
+    .limit(PICKER_LIMIT),
+    label_of,
+)
+
+
+async def labels_by_name(db: Database, workspace_id: str) -> list[Label]:
+    """The workspace's labels by name (the first PICKER_LIMIT of them)."""
+    return list(await db.fetch(_BY_NAME, workspace_id=workspace_id))
+
+
 async def list_labels(db: Database, workspace_id: str, page: PageRequest) -> Page[Label]:
     """The workspace's labels in creation order."""
     query = select(*LABEL_COLUMNS).where(labels.c.workspace_id == workspace_id)

@@ -17,7 +17,12 @@ from supportdesk.domain.members.invitations import (
 )
 from supportdesk.domain.members.models import ADMIN, AGENT, ROLES, Member
 from supportdesk.domain.members.people import Person, get_people
-from supportdesk.domain.members.queries import count_members, get_members, list_members
+from supportdesk.domain.members.queries import (
+    count_members,
+    get_members,
+    list_members,
+    members_by_name,
+)
 
 __all__ = [
     "ADMIN",
@@ -37,6 +42,7 @@ __all__ = [
     "get_people",
     "invite_member",
     "list_members",
+    "members_by_name",
     "open_invitation",
     "remove_member",
     "update_member",

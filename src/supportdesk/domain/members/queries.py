@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
-from supportdesk.db import Database
+from supportdesk.db import Database, Read
 from supportdesk.db.tables import org_admins
 from supportdesk.domain.counting import count_rows
 from supportdesk.domain.members.models import MEMBER_COLUMNS, Member, member_of
@@ -19,6 +19,22 @@ _MEMBERS = ById(MEMBER_COLUMNS, Member)
 async def get_members(db: Database, workspace_id: str, ids: Sequence[str]) -> dict[str, Member]:
     """Members by id, one statement for any number of them."""
     return await _MEMBERS.fetch(db, workspace_id, ids)
+
+
+# Every member of a workspace by name, for a picker (the inbox's assignee): one statement.
+PICKER_LIMIT = 1000
+_BY_NAME = Read(
+    select(*MEMBER_COLUMNS)
+    .where(org_admins.c.workspace_id == bindparam("workspace_id"))
+    .order_by(org_admins.c.name, org_admins.c.id)
+    .limit(PICKER_LIMIT),
+    member_of,
+)
+
+
+async def members_by_name(db: Database, workspace_id: str) -> list[Member]:
+    """The workspace's members by name (the first PICKER_LIMIT of them)."""
+    return list(await db.fetch(_BY_NAME, workspace_id=workspace_id))
 
 
 async def list_members(db: Database, workspace_id: str, page: PageRequest) -> Page[Member]:

@@ -8,14 +8,15 @@ with what went wrong); a request from htmx (`HX-Request`) gets the piece it repl
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from supportdesk.domain import issues, labels, members
+from supportdesk.domain import attachments, issues, labels, members
 from supportdesk.domain.audit import Actor
-from supportdesk.domain.errors import DomainError, ErrorCode
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode
 from supportdesk.domain.issues.actions import MAX_BODY
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES, TRANSITIONS
 from supportdesk.web.endpoint import BodyLimits, Page, redirect, takes_body
@@ -67,6 +68,13 @@ def _not_found(page: Page) -> Response:
     return page.problem(404, "Issue not found", "There is no issue with that number here.")
 
 
+def refusal_status(error: DomainError) -> int:
+    """404 when the form named something the workspace does not have (another workspace's
+    label, member or file), 400 for any other refusal."""
+    unknown = any(problem.code == FieldCode.UNKNOWN for problem in error.fields)
+    return 404 if unknown else 400
+
+
 def explained(error: DomainError) -> str:
     """What a refusal of the domain says to the person on the page."""
     for problem in error.fields:
@@ -102,14 +110,7 @@ def _values(page: Page, view: IssueView, **extra: Any) -> dict[str, Any]:
         "next_statuses": _next_statuses(current),
         # What a reply or note may move the issue to besides leaving it.
         "then_statuses": [s for s in _next_statuses(current) if s not in (current, "new")],
-        "composer": {
-            "body": "",
-            "status": "",
-            "uploads": [],
-            "error": None,
-            "held": False,
-            "kind": "",
-        },
+        "composer": Composer(),
         "control_error": None,
         **extra,
     }
@@ -138,17 +139,26 @@ def _back(number: int, anchor: str = "") -> Response:
 # --- The composer ----------------------------------------------------------------
 
 
-async def _composer_state(page: Page, **changes: Any) -> dict[str, Any]:
-    uploads = await issue_files.pending_uploads(page, page.form.getlist("attachment_ids"))  # type: ignore[arg-type]
-    return {
-        "body": page.field("body"),
-        "status": page.field("status"),
-        "uploads": uploads,
-        "error": None,
-        "held": False,
-        "kind": "",
-        **changes,
-    }
+@dataclass(slots=True)
+class Composer:
+    """What the composer holds when the page is shown again: the member's text, status and
+    files, and why it came back (an error, or `held` with the `kind` of message held)."""
+
+    body: str = ""
+    status: str = ""
+    uploads: list[attachments.Attachment] = field(default_factory=list)
+    error: str | None = None
+    held: bool = False
+    kind: str = ""
+
+
+def _attachment_ids(page: Page) -> list[str]:
+    return [str(attachment_id) for attachment_id in page.form.getlist("attachment_ids")]
+
+
+async def _composer_as_sent(page: Page, **changes: Any) -> Composer:
+    uploads = await issue_files.pending_uploads(page, _attachment_ids(page))
+    return Composer(page.field("body"), page.field("status"), uploads, **changes)
 
 
 @takes_body(lambda _: COMPOSER_LIMITS)
@@ -156,40 +166,45 @@ async def send_message(page: Page) -> Response:
     """A reply ("Send reply") or an internal note ("Add note"), with the status chosen and
     the files uploaded, held when the page had not shown the thread's newest message."""
     number = _ticket_number(page)
-    view = await issue_view(page.db, page.workspace_id, number)
-    if view is None:
+    issue = await issues.fetch_issue_by_number(page.db, page.workspace_id, number)
+    if issue is None:
         return _not_found(page)
     kind = page.field("send")
     if kind not in ("reply", "note"):
         return page.problem(400, "Form not readable", "Choose Send reply or Add note.")
     if page.field("file"):
         error = "Press Upload to attach the file you chose, or clear the choice, then send."
-        return await _composer_again(page, view, 400, error=error)
+        return await _composer_again(page, number, 400, error=error)
     write = issues.reply_to_issue if kind == "reply" else issues.add_note
     try:
         _, message = await write(
             page.db,
             await member_actor(page),
             page.workspace_id,
-            view.issue.id,
+            issue.id,
             page.field("body"),
-            attachment_ids=[str(i) for i in page.form.getlist("attachment_ids")],
+            attachment_ids=_attachment_ids(page),
             status=page.field("status") or None,
             seen_up_to=page.field("seen_up_to"),
         )
     except issues.ThreadMoved as moved:
-        fresh = await issue_view(page.db, page.workspace_id, number, moved.newer_ids)
-        assert fresh is not None
-        return await _composer_again(page, fresh, 409, held=True, kind=kind)
+        return await _composer_again(page, number, 409, moved.newer_ids, held=True, kind=kind)
     except DomainError as error:
-        return await _composer_again(page, view, 400, error=explained(error))
+        status = refusal_status(error)
+        return await _composer_again(page, number, status, error=explained(error))
     page.session.tell("Reply sent." if kind == "reply" else "Note added.")
     return _back(number, f"#{message.id}")
 
 
-async def _composer_again(page: Page, view: IssueView, status: int, **state: Any) -> Response:
-    """The page once more, the composer holding what the member wrote."""
-    return _render(page, view, status, composer=await _composer_state(page, **state))
+async def _composer_again(
+    page: Page, number: int, status: int, newer_ids: Sequence[str] = (), **state: Any
+) -> Response:
+    """The page once more, as the thread is now (`newer_ids` marked new), the composer
+    holding what the member wrote."""
+    view = await issue_view(page.db, page.workspace_id, number, newer_ids)
+    if view is None:
+        return _not_found(page)
+    return _render(page, view, status, composer=await _composer_as_sent(page, **state))
 
 
 @takes_body(issue_files.upload_limits)
@@ -204,27 +219,29 @@ async def upload_file(page: Page) -> Response:
 
 async def _upload(page: Page) -> Response:
     number = _ticket_number(page)
-    view = await issue_view(page.db, page.workspace_id, number)
-    if view is None:
+    if await issues.fetch_issue_by_number(page.db, page.workspace_id, number) is None:
         return _not_found(page)
     chosen = issue_files.chosen_file(page)
     if chosen is None:
         message = "Choose a file to upload first."
         if _wants_json(page):
             return issue_files.json_refusal(message, 400)
-        return await _composer_again(page, view, 400, error=message)
+        return await _composer_again(page, number, 400, error=message)
     try:
         stored = await issue_files.store_upload(page, chosen)
     except DomainError as error:
         message = issue_files.upload_refusal(error)
         if _wants_json(page):
             return issue_files.json_refusal(message, 400)
-        return await _composer_again(page, view, 400, error=message)
+        return await _composer_again(page, number, 400, error=message)
     if _wants_json(page):
         return JSONResponse(issue_files.attachment_json(stored), 201)
-    state = await _composer_state(page)
-    state["uploads"] = [*state["uploads"], stored]
-    return _render(page, view, composer=state)
+    view = await issue_view(page.db, page.workspace_id, number)
+    if view is None:
+        return _not_found(page)
+    composer = await _composer_as_sent(page)
+    composer.uploads.append(stored)
+    return _render(page, view, composer=composer)
 
 
 # --- The controls ----------------------------------------------------------------
@@ -247,9 +264,10 @@ async def _control(page: Page, change: Change, done: str) -> Response:
         view = await issue_view(page.db, page.workspace_id, number)
         assert view is not None
         if _is_htmx(page):
+            # htmx swaps no 4xx answer: the refusal is the piece it swaps in.
             values = _values(page, view, control_error=explained(error), oob=True)
-            return page.render("inbox/_controls.html", 400, **values)
-        return _render(page, view, 400, control_error=explained(error))
+            return page.render("inbox/_controls.html", **values)
+        return _render(page, view, refusal_status(error), control_error=explained(error))
     if _is_htmx(page):
         view = await issue_view(page.db, page.workspace_id, number)
         assert view is not None
@@ -334,26 +352,26 @@ async def merge_into(page: Page) -> Response:
     if source is None:
         return _not_found(page)
     given = page.field("target_number").strip().lstrip("#")
-    target = None
-    if given.isdigit() and len(given) < 10:
-        target = await issues.fetch_issue_by_number(page.db, page.workspace_id, int(given))
-    view = None
-    error = None
+    if not (given.isdigit() and len(given) < 10):
+        return await _merge_refused(page, number, 400, "Give the ticket number, e.g. 42.")
+    target = await issues.fetch_issue_by_number(page.db, page.workspace_id, int(given))
     if target is None:
-        error = "There is no issue with that ticket number here."
-    elif target.id == source.id:
-        error = "An issue cannot be merged into itself."
-    else:
-        try:
-            await issues.merge_issue(
-                page.db, await member_actor(page), page.workspace_id, source.id, target.id
-            )
-        except DomainError as refused:
-            error = explained(refused)
-    if error is not None:
-        view = await issue_view(page.db, page.workspace_id, number)
-        assert view is not None
-        return _render(page, view, 400, control_error=error)
-    assert target is not None
+        message = "There is no issue with that ticket number here."
+        return await _merge_refused(page, number, 404, message)
+    if target.id == source.id:
+        return await _merge_refused(page, number, 400, "An issue cannot be merged into itself.")
+    try:
+        await issues.merge_issue(
+            page.db, await member_actor(page), page.workspace_id, source.id, target.id
+        )
+    except DomainError as refused:
+        return await _merge_refused(page, number, 400, explained(refused))
     page.session.tell(f"Merged into #{target.ticket_number}.")
     return _back(target.ticket_number)
+
+
+async def _merge_refused(page: Page, number: int, status: int, message: str) -> Response:
+    view = await issue_view(page.db, page.workspace_id, number)
+    if view is None:
+        return _not_found(page)
+    return _render(page, view, status, control_error=message)

@@ -72,17 +72,6 @@ async def _whole_thread(db: Database, workspace_id: str, issue_id: str) -> list[
         after = batch.items[-1].id
 
 
-async def _every(db: Database, workspace_id: str, lister):  # type: ignore[no-untyped-def]
-    found = []
-    after = None
-    while True:
-        batch = await lister(db, workspace_id, PageRequest(MAX_PAGE_SIZE, after))
-        found.extend(batch.items)
-        if not batch.has_next:
-            return found
-        after = batch.items[-1].id
-
-
 def _ids_of(thread: Sequence[issues.Message], kind: str) -> list[str]:
     return list({m.author_id for m in thread if m.author_type == kind and m.author_id})
 
@@ -140,8 +129,8 @@ async def issue_view(
         account=account,
         assignee_name=assignee.name if assignee else None,
         carried=carried,
-        all_labels=await _every(db, workspace_id, labels.list_labels),
-        people=await _every(db, workspace_id, members.list_members),
+        all_labels=await labels.labels_by_name(db, workspace_id),
+        people=await members.members_by_name(db, workspace_id),
         merged_into_number=merged_into_number,
         newer_ids=newer,
     )
