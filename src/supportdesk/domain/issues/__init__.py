@@ -2,6 +2,7 @@
 
 from supportdesk.domain.issues.actions import (
     NewIssue,
+    add_customer_message,
     add_note,
     create_issue,
     reply_to_issue,
@@ -44,6 +45,7 @@ __all__ = [
     "IssueOrder",
     "Message",
     "NewIssue",
+    "add_customer_message",
     "add_note",
     "assign_issue",
     "count_issues",
