@@ -225,7 +225,7 @@ async def open_issue(
     made or found, with their events (`contact.created` first, then `issue.created`)."""
     upserted = await upsert_requester(connection, workspace_id, opening.email, opening.name)
     requester = upserted.contact
-    requester_events = _requester_events(upserted)
+    requester_events = requester_events_of(upserted)
     number, counter = await _next_ticket_number(connection, workspace_id, len(requester_events) + 1)
     [search_rowid] = await ISSUE_SEARCH.next_rowids(connection, 1)
     await ISSUE_SEARCH.insert(
@@ -290,7 +290,7 @@ async def open_issue(
     return issue, message
 
 
-def _requester_events(upserted: Requester) -> list[tuple[str, snapshots.Snapshot]]:
+def requester_events_of(upserted: Requester) -> list[tuple[str, snapshots.Snapshot]]:
     """`contact.created` for a new requester, `contact.updated` for one that got its name."""
     snapshot = snapshots.contact(upserted.contact)
     if upserted.created:
