@@ -35,9 +35,19 @@ class MailboxFixture:
         return self.address.split("@", 1)[1]
 
 
-@pytest.fixture
-def mailbox(workspace: WorkspaceFixture) -> MailboxFixture:
+def _mailbox_of(workspace: WorkspaceFixture) -> MailboxFixture:
     made: dict[str, Any] = new_mailbox(workspace.client(), name="Support")
     return MailboxFixture(
         workspace, made["mailbox"]["id"], made["mailbox"]["address"], made["inboundToken"]
     )
+
+
+@pytest.fixture
+def mailbox(workspace: WorkspaceFixture) -> MailboxFixture:
+    """A mailbox of the test's workspace, at an address of its own."""
+    return _mailbox_of(workspace)
+
+
+@pytest.fixture
+def other_mailbox(other_workspace: WorkspaceFixture) -> MailboxFixture:
+    return _mailbox_of(other_workspace)

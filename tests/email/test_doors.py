@@ -1,0 +1,101 @@
+"""The doors themselves: who may deliver, to which address, in which form."""
+
+from __future__ import annotations
+
+import smtplib
+
+import httpx
+import pytest
+
+from tests.email.conftest import MailboxFixture
+from tests.email.doors import addressed, post_mail, smtp_send
+from tests.email.kept import kept_mail
+from tests.email.test_corpus import CORPUS, threads
+
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+
+
+def _plain(mailbox: MailboxFixture) -> bytes:
+    return addressed((CORPUS / "plain_new.eml").read_bytes(), mailbox).replace(b"\n", b"\r\n")
+
+
+def test_a_stranger_recipient_is_refused_at_rcpt(mailbox: MailboxFixture, smtp_port: int) -> None:
+    stranger = "nobody@" + mailbox.domain
+
+    with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+        smtp_send(smtp_port, "alice@customer.test", [stranger], _plain(mailbox))
+    partly = smtp_send(
+        smtp_port, "alice@customer.test", [stranger, mailbox.address], _plain(mailbox)
+    )
+
+    assert refused.value.recipients[stranger][0] == 550
+    assert partly[stranger][0] == 550
+    [kept] = kept_mail(mailbox)
+    assert kept.status == "created"
+
+
+def test_a_plus_form_of_the_address_reaches_the_mailbox(
+    mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    plus = mailbox.address.replace("@", "+billing@")
+
+    assert smtp_send(smtp_port, "alice@customer.test", [plus.upper()], _plain(mailbox)) == {}
+
+    [issue] = threads(mailbox)
+    assert issue["subject"] == "Printer on fire"
+
+
+def test_the_http_door_needs_the_mailboxs_token(mailbox: MailboxFixture) -> None:
+    server = mailbox.workspace.server
+
+    missing = httpx.post(
+        f"{server.base_url}/v1/inbound-email",
+        content=_plain(mailbox),
+        headers={"Content-Type": "message/rfc822"},
+    )
+    api_key = post_mail(server, mailbox.workspace.key, _plain(mailbox))
+    made_up = post_mail(server, "mbt_" + "A" * 38, _plain(mailbox))
+
+    for answer in (missing, api_key, made_up):
+        assert answer.status_code == 401
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+        assert answer.json()["error"]["code"] == "UNAUTHENTICATED"
+    assert kept_mail(mailbox) == []
+
+
+def test_the_http_door_takes_raw_mail_only(mailbox: MailboxFixture) -> None:
+    server = mailbox.workspace.server
+
+    as_json = post_mail(server, mailbox.token, b'{"a": 1}', **{"Content-Type": "application/json"})
+    empty = post_mail(server, mailbox.token, b"")
+    got = httpx.get(f"{server.base_url}/v1/inbound-email")
+
+    assert as_json.status_code == 415
+    assert empty.status_code == 400
+    assert got.status_code == 405
+    assert kept_mail(mailbox) == []
+
+
+def test_a_rotated_token_stops_working_at_once(mailbox: MailboxFixture) -> None:
+    api = mailbox.workspace.client()
+    rotated = api.ok(
+        "mutation($id: ID!) { rotateMailboxToken(id: $id) { inboundToken } }", {"id": mailbox.id}
+    )["rotateMailboxToken"]["inboundToken"]
+    server = mailbox.workspace.server
+
+    old = post_mail(server, mailbox.token, _plain(mailbox))
+    new = post_mail(server, rotated, _plain(mailbox))
+
+    assert (old.status_code, new.status_code) == (401, 202)
+
+
+def test_one_message_for_two_workspaces_mailboxes_is_filed_in_each(
+    mailbox: MailboxFixture, other_mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    raw = _plain(mailbox)
+
+    smtp_send(smtp_port, "alice@customer.test", [mailbox.address, other_mailbox.address], raw)
+
+    assert [k.status for k in kept_mail(mailbox)] == ["created"]
+    assert [k.status for k in kept_mail(other_mailbox)] == ["created"]
+    assert len(threads(other_mailbox)) == 1
