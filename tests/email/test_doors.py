@@ -11,6 +11,7 @@ from tests.email.conftest import MailboxFixture
 from tests.email.doors import addressed, post_mail, smtp_send
 from tests.email.kept import kept_mail
 from tests.email.test_corpus import CORPUS, threads
+from tests.servers import RunningServer
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -99,3 +100,14 @@ def test_one_message_for_two_workspaces_mailboxes_is_filed_in_each(
     assert [k.status for k in kept_mail(mailbox)] == ["created"]
     assert [k.status for k in kept_mail(other_mailbox)] == ["created"]
     assert len(threads(other_mailbox)) == 1
+
+
+def test_refused_tokens_count_against_the_address(sqlite_url: str) -> None:
+    server = RunningServer("sqlite", sqlite_url, failed_auth_per_minute=2).start()
+    try:
+        guesses = [post_mail(server, "mbt_" + "B" * 38, b"Subject: x\r\n\r\nx") for _ in range(3)]
+    finally:
+        server.stop()
+
+    assert [answer.status_code for answer in guesses] == [401, 401, 429]
+    assert guesses[2].json()["error"]["code"] == "RATE_LIMITED"

@@ -14,6 +14,8 @@ from starlette.responses import Response
 from supportdesk.domain.email.intake import MailIntake
 from supportdesk.domain.email.pipeline import Received, TooLarge
 from supportdesk.domain.mailboxes import Mailbox, mailbox_for_token
+from supportdesk.http.admission import Admission
+from supportdesk.http.requests import HttpProblem
 from supportdesk.rest import errors
 from supportdesk.rest.errors import RestError, json_response
 
@@ -30,12 +32,17 @@ def _unauthenticated(reason: str, message: str) -> RestError:
     )
 
 
-async def _mailbox(request: Request, intake: MailIntake) -> Mailbox:
+async def _mailbox(request: Request, intake: MailIntake, admission: Admission) -> Mailbox:
+    """The mailbox whose token the request carries; a refusal counts against the client's
+    address as a key's does (429 past the limit), so tokens cannot be guessed quickly."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if not token or scheme.lower() != "bearer":
-        raise _unauthenticated("missing", "Send the mailbox's inbound token as a Bearer.")
-    mailbox = await mailbox_for_token(intake.db, token.strip())
+    mailbox = None
+    if token and scheme.lower() == "bearer":
+        mailbox = await mailbox_for_token(intake.db, token.strip())
     if mailbox is None:
+        await admission.note_failed_authentication(request)
+        if not token:
+            raise _unauthenticated("missing", "Send the mailbox's inbound token as a Bearer.")
         raise _unauthenticated("invalid", "This is no mailbox's inbound token.")
     return mailbox
 
@@ -67,12 +74,10 @@ def received_json(received: Received) -> dict[str, object]:
     }
 
 
-async def inbound_email(request: Request) -> Response:
-    if request.method != "POST":
-        return errors.method_not_allowed("POST").response()
+async def inbound_email(request: Request, admission: Admission) -> Response:
     intake: MailIntake = request.app.state.mail
     try:
-        mailbox = await _mailbox(request, intake)
+        mailbox = await _mailbox(request, intake, admission)
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != MEDIA_TYPE:
             raise RestError(415, "UNSUPPORTED_MEDIA_TYPE", f"Send the raw mail as {MEDIA_TYPE}.")
@@ -80,6 +85,8 @@ async def inbound_email(request: Request) -> Response:
         if not raw.strip():
             raise errors.bad_request("The body is empty; send the raw message.")
         received = await intake.receive(mailbox, raw, "http")
+    except HttpProblem as problem:
+        return errors.of_problem(problem).response()
     except RestError as error:
         return error.response()
     except TooLarge:

@@ -140,8 +140,11 @@ class InboundEmail(Endpoint):
 
     method = "POST"
 
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
+
     async def respond(self, request: Request) -> Response:
-        return await inbound_email(request)
+        return await inbound_email(request, self.admission)
 
 
 class OpenAPIDocument(Endpoint):
@@ -245,7 +248,7 @@ def rest_mount(settings: Settings, limiter: RateLimiter) -> Mount:
             ),
             Route("/events/stream", Operation("streamEvents", "GET", admission, stream_events)),
             # Raw mail from a provider, behind a mailbox's inbound token (docs/email.md).
-            Route("/inbound-email", InboundEmail()),
+            Route("/inbound-email", InboundEmail(admission)),
             Route("/openapi.json", OpenAPIDocument()),
         ],
         redirect_slashes=False,
