@@ -37,6 +37,10 @@ DISTRIBUTION_COLUMN = dict.fromkeys(TENANT_TABLES, "workspace_id") | {"workspace
 CROSS_WORKSPACE = {
     # Authentication: a key is found by its hash before anyone knows its workspace.
     ("api_keys", "WHERE api_keys.secret_hash ="): "bearer key lookup",
+    # Mail is routed by its recipient's address, or by the inbound token a provider sends,
+    # before anyone knows the workspace (docs/email.md); an address is claimed across them.
+    ("mailboxes", "WHERE mailboxes.address ="): "mail routing by address",
+    ("mailboxes", "WHERE mailboxes.token_hash ="): "inbound token lookup",
     # The operator's CLI revokes a key by id alone (CONTRACT section 10: `keys revoke KEY_ID`).
     (
         "api_keys",

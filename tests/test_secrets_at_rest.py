@@ -18,6 +18,7 @@ from supportdesk.db.tables import metadata, org_admins
 from tests import factories
 from tests.cli.runner import json_of, operator_url, supportdesk
 from tests.conftest import WorkspaceFixture
+from tests.graphql.mailboxes.helpers import new_mailbox
 from tests.servers import RunningServer
 from tests.web.invitations import NEW_PASSWORD, choose_password
 from tests.web.settings_client import SettingsClient
@@ -146,3 +147,25 @@ def test_admin_passwords_are_argon2id_hashes(workspace: WorkspaceFixture) -> Non
 
     assert stored_hash.startswith("$argon2id$")
     assert PASSWORD not in stored_text(workspace.server)
+
+
+def test_mailbox_tokens_and_imap_passwords_are_kept_nowhere(
+    workspace: WorkspaceFixture, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")
+    api = workspace.client()
+    password = "imap-Pa55word-" + workspace.id[-8:]
+    made = new_mailbox(api, imapUrl=f"imaps://desk%40acme.test:{password}@imap.example.com/INBOX")
+    token = made["inboundToken"]
+    rotated = api.ok(
+        "mutation($id: ID!) { rotateMailboxToken(id: $id) { inboundToken } }",
+        {"id": made["mailbox"]["id"]},
+    )["rotateMailboxToken"]["inboundToken"]
+
+    stored = stored_text(workspace.server)
+    logs = caplog.text + "".join(str(record.__dict__) for record in caplog.records)
+
+    assert hash_secret(rotated) in stored
+    for each in (token[12:], rotated[12:], password):
+        assert each not in stored and each not in logs

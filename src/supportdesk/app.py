@@ -13,6 +13,7 @@ from starlette.routing import Route, WebSocketRoute
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
+from supportdesk.domain.email.intake import MailIntake
 from supportdesk.domain.webhooks.endpoints import EndpointPolicy
 from supportdesk.domain.webhooks.setup import WebhookSetup
 from supportdesk.graphql.documents import DocumentRunner
@@ -32,6 +33,7 @@ from supportdesk.live import LiveEvents
 from supportdesk.observability.exposition import metrics_enabled
 from supportdesk.observability.metrics import RequestMetrics, StreamMetrics, watch_database
 from supportdesk.rest import rest_mount
+from supportdesk.smtp.listener import SmtpListener
 from supportdesk.storage import storage_for
 from supportdesk.web import web_routes
 
@@ -61,11 +63,25 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     live = LiveEvents(database, settings, StreamMetrics() if measured else None)
     subscriptions = SubscriptionRunner(schema, executor, database, live, endpoint.cursor_key)
 
+    storage = storage_for(settings)
+    mail = MailIntake(
+        database,
+        server_key,
+        storage,
+        settings.email_max_bytes,
+        settings.attachment_max_bytes,
+    )
+    smtp = SmtpListener(mail, settings.smtp_listen) if settings.smtp_listen else None
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Webhooks are not delivered here: a dispatcher process does it (dispatch/role.py).
         await live.start()
+        if smtp is not None:
+            await smtp.start()
         yield
+        if smtp is not None:
+            await smtp.stop()
         await live.stop()
         await limiter.close()
         await database.dispose()
@@ -101,7 +117,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.settings = settings
     app.state.db = database
     # Attachments' bytes (docs/attachments.md).
-    app.state.storage = storage_for(settings)
+    app.state.storage = storage
+    # The e-mail channel's doors (docs/email.md): the pipeline, and the SMTP listener.
+    app.state.mail = mail
+    app.state.smtp = smtp
     app.state.schema = schema
     app.state.limiter = limiter
     app.state.live = live

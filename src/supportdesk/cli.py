@@ -200,6 +200,13 @@ def _served_settings() -> Settings:
     help="Serve Prometheus metrics of all workers on this port (on --host; no key asked:"
     " keep it off public networks).",
 )
+@click.option(
+    "--smtp-port",
+    default=None,
+    type=click.IntRange(1, 65535),
+    help="Take mail for the mailboxes over SMTP on this port (on --host; every worker"
+    " listens). Same as SUPPORTDESK_SMTP_LISTEN=host:port.",
+)
 @database_option
 def serve(
     host: str,
@@ -207,6 +214,7 @@ def serve(
     workers: int | None,
     trusted_proxies: str | None,
     metrics_port: int | None,
+    smtp_port: int | None,
     database_url: str | None,
 ) -> None:
     """Serve the API (and the settings page) until SIGTERM; requests in flight finish."""
@@ -218,6 +226,8 @@ def serve(
         os.environ["SUPPORTDESK_TRUSTED_PROXIES"] = trusted_proxies
     if metrics_port is not None:
         os.environ["SUPPORTDESK_METRICS_PORT"] = str(metrics_port)
+    if smtp_port is not None:
+        os.environ["SUPPORTDESK_SMTP_LISTEN"] = f"{host}:{smtp_port}"
     settings = _served_settings()
     # Without Redis each worker counts requests on its own: one worker unless asked, so that
     # a key's 601st request in a minute is refused (docs/http-and-limits.md).
@@ -225,6 +235,8 @@ def serve(
     base_url = f"http://{host}:{port}"
     click.echo(f"supportdesk on {base_url}/graphql ({count} worker{'s' * (count > 1)})")
     click.echo(f"People log in at {login_url(base_url)} (the inbox; Settings for admins)")
+    if settings.smtp_listen:
+        click.echo(f"Mail for the mailboxes over SMTP on {settings.smtp_listen}")
     if settings.metrics_port is not None:
         click.echo(f"Metrics for Prometheus: http://{host}:{settings.metrics_port}/metrics")
     if count > 1 and not settings.redis_url:

@@ -130,6 +130,11 @@ class Settings(BaseSettings):
     event_streams_per_key: int = Field(default=10, ge=1)
     event_stream_buffer: int = Field(default=1000, ge=1)
     event_stream_keepalive_seconds: float = Field(default=15, gt=0)
+    # The e-mail channel (docs/email.md): the SMTP listener's `host:port` (off when unset;
+    # `serve --smtp-port`), and the largest message any door takes, raw, in bytes (larger
+    # ones are refused, SMTP 552 or HTTP 413, and nothing is kept).
+    smtp_listen: str | None = None
+    email_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1024)
 
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod

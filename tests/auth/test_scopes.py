@@ -28,6 +28,7 @@ CONTRACT_SCOPES = {
     "webhooks:manage",
     "members:read",
     "members:manage",
+    "mailboxes:manage",
 }
 
 
@@ -57,6 +58,7 @@ def test_admin_scopes_and_the_legacy_scope() -> None:
         "audit:read",
         "webhooks:manage",
         "members:manage",
+        "mailboxes:manage",
     } == ADMIN_SCOPES
     assert LEGACY_SCOPES == ("issues:create",)
 

@@ -33,6 +33,7 @@ _EVENT_READERS = _any(
     "api_keys:manage",
     "webhooks:manage",
     "members:read",
+    "mailboxes:manage",
 )
 
 PERMISSIONS: dict[str, frozenset[str]] = {
@@ -61,6 +62,12 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Mutation.redeliverWebhookEvent": _any("webhooks:manage"),
     "Mutation.replayWebhookEvents": _any("webhooks:manage"),
     "WebhookEndpoint.deliveries": _any("webhooks:manage"),
+    # E-mail mailboxes (docs/email.md)
+    "Query.mailboxes": _any("mailboxes:manage"),
+    "Mutation.createMailbox": _any("mailboxes:manage"),
+    "Mutation.updateMailbox": _any("mailboxes:manage"),
+    "Mutation.deleteMailbox": _any("mailboxes:manage"),
+    "Mutation.rotateMailboxToken": _any("mailboxes:manage"),
     # Issues and their threads
     "Query.issue": _any("issues:read"),
     "Query.issueByNumber": _any("issues:read"),
@@ -71,6 +78,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "Mutation.mergeIssue": _any("issues:write"),
     "Mutation.replyToIssue": _any("thread:reply"),
     "Mutation.addNote": _any("thread:reply"),
+    "Mutation.addCustomerMessage": _any("thread:reply"),
     "Message.author": _any("issues:read"),
     # Attachments (docs/attachments.md): whoever may write a message may upload its files.
     "Mutation.createAttachmentUpload": PERMISSIONS_OF_UPLOADS,
@@ -137,6 +145,7 @@ NODE_PERMISSIONS: dict[str, frozenset[str]] = {
     "AuditEvent": PERMISSIONS["Query.auditEvents"],
     "WebhookEndpoint": PERMISSIONS["Query.webhookEndpoints"],
     "WebhookDelivery": PERMISSIONS["Query.webhookEndpoints"],
+    "Mailbox": PERMISSIONS["Query.mailboxes"],
 }
 
 

@@ -21,10 +21,18 @@ SCOPES: dict[str, str] = {
     "webhooks:manage": "Manage webhook endpoints, their deliveries, redelivery and replay (admin)",
     "members:read": "Read the workspace's members",
     "members:manage": "Add, change and remove the workspace's members (admin)",
+    "mailboxes:manage": "Manage e-mail mailboxes, their inbound tokens and settings (admin)",
 }
 
 ADMIN_SCOPES = frozenset(
-    {"machine_users:manage", "api_keys:manage", "audit:read", "webhooks:manage", "members:manage"}
+    {
+        "machine_users:manage",
+        "api_keys:manage",
+        "audit:read",
+        "webhooks:manage",
+        "members:manage",
+        "mailboxes:manage",
+    }
 )
 LEGACY_SCOPES = ("issues:create",)
 

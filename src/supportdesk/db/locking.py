@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, Table, select
+from sqlalchemy import ColumnElement, Row, Table, func, select
 
 from supportdesk.db.connection import Connection
 
@@ -27,3 +27,11 @@ async def locked_row(
         .with_for_update()  # SQLAlchemy writes nothing for it on SQLite
     )
     return (await connection.execute(query)).first()
+
+
+async def lock_name(connection: Connection, name: str) -> None:
+    """Hold a lock on `name` until the transaction ends, for a rule that spans workspaces
+    (one workspace's row cannot guard it): a PostgreSQL advisory lock; on SQLite the
+    writer already holds the whole database."""
+    if connection.dialect.name == "postgresql":
+        await connection.execute(select(func.pg_advisory_xact_lock(func.hashtext(name))))

@@ -15,6 +15,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     String,
@@ -245,6 +246,8 @@ messages = Table(
     # "public", or "internal" for a note the requester never sees (docs/working-issues.md).
     Column("visibility", String(20), nullable=False, server_default="public"),
     Column("created_at", UTCDateTime, nullable=False),
+    # Where it came from: "api", "inbox" (a person's page) or "email" (docs/email.md).
+    Column("channel", String(20), nullable=False, server_default="api"),
     PrimaryKeyConstraint("workspace_id", "id"),
     ForeignKeyConstraint(["workspace_id", "issue_id"], ["issues.workspace_id", "issues.id"]),
     Index("ix_messages_issue", "workspace_id", "issue_id", "id"),
@@ -512,4 +515,84 @@ webhook_deliveries = Table(
         postgresql_where=text("status = 'pending'"),
         sqlite_where=text("status = 'pending'"),
     ),
+)
+
+
+# A workspace's e-mail addresses (docs/email.md; `mbx_` ids). An address belongs to one
+# workspace: mail is routed by it before anyone knows the workspace, as a key is found by
+# its hash; not a unique constraint (a distributed PostgreSQL enforces only those holding
+# workspace_id), the creating transaction checks it under an advisory lock instead.
+mailboxes = Table(
+    "mailboxes",
+    metadata,
+    *_tenant_columns(),
+    # Lowercase.
+    Column("address", String(254), nullable=False),
+    Column("name", String(200), nullable=False, server_default=""),
+    Column("acknowledge", Boolean, nullable=False),
+    # The IMAP URL without its password, and the whole URL sealed under the server key.
+    Column("imap_url_shown", String(2048)),
+    Column("imap_url_sealed", Text),
+    # SHA-256 of the `mbt_` inbound token; the token itself is never stored.
+    Column("token_hash", String(64), nullable=False),
+    Column("token_prefix", String(16), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    Index("ix_mailboxes_address", "address"),
+    Index("ix_mailboxes_token_hash", "token_hash"),
+)
+
+# Every message that came in through a door, kept raw, whatever became of it: `status`
+# processed (it made or joined an issue), ignored (a duplicate or a loop the guard broke)
+# or parked (it could not be read; kept for a person to look at). `message_key` is its
+# Message-ID (or a digest of its bytes when it has none): one mailbox processes a key once.
+inbound_emails = Table(
+    "inbound_emails",
+    metadata,
+    *_tenant_columns(),
+    Column("mailbox_id", ID, nullable=False),
+    Column("door", String(10), nullable=False),
+    Column("message_key", String(255), nullable=False),
+    Column("sender", String(254)),
+    Column("subject", String(255)),
+    Column("size_bytes", Integer, nullable=False),
+    Column("raw", LargeBinary, nullable=False),
+    # Sent by a machine (RFC 3834's signs): never answered, at most one issue an hour.
+    Column("automatic", Boolean, nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("reason", String(500)),
+    Column("issue_id", ID),
+    Column("message_id", ID),
+    Column("received_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    ForeignKeyConstraint(
+        ["workspace_id", "mailbox_id"],
+        ["mailboxes.workspace_id", "mailboxes.id"],
+    ),
+    UniqueConstraint("workspace_id", "mailbox_id", "message_key"),
+    # The loop guard: what a sender sent lately.
+    Index("ix_inbound_emails_sender", "workspace_id", "sender", "received_at"),
+)
+
+# The e-mail side of a message (`Message.email`): the Message-ID it carries, so that
+# answers thread by In-Reply-To and References; for mail received, the text before the
+# quoted history was trimmed and the sanitised HTML; for mail sent (outbound, later),
+# its status and error. `id` is the message's.
+message_emails = Table(
+    "message_emails",
+    metadata,
+    *_tenant_columns(),
+    Column("mailbox_id", ID),
+    Column("direction", String(10), nullable=False),
+    Column("message_key", String(255), nullable=False),
+    # received (inbound); queued | sent | failed (outbound).
+    Column("status", String(20), nullable=False),
+    Column("original_text", Text),
+    Column("html", Text),
+    Column("error", Text),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    ForeignKeyConstraint(["workspace_id", "id"], ["messages.workspace_id", "messages.id"]),
+    Index("ix_message_emails_key", "workspace_id", "message_key"),
 )

@@ -29,6 +29,8 @@ PREFIXES = {
     "Label": "lbl",
     "Attachment": "att",
     "SavedView": "sv",
+    "Mailbox": "mbx",
+    "InboundEmail": "inm",
 }
 TYPES_BY_PREFIX = {prefix: type_name for type_name, prefix in PREFIXES.items()}
 _SHAPE = re.compile(r"\A([a-z]{2,4})_([0-9A-HJKMNP-TV-Z]{26})\Z")

@@ -10,6 +10,7 @@ import strawberry
 
 from supportdesk.domain import issues, members
 from supportdesk.domain.audit import Actor
+from supportdesk.domain.email import message_emails
 from supportdesk.domain.errors import (
     DomainError,
     ErrorCode,
@@ -49,6 +50,27 @@ async def _person(info: Info, person_id: str | None) -> Any:
     return MachineUser.of(found) if found is not None else None
 
 
+@strawberry.type(description="The e-mail a message came in as (or, later, went out as).")
+class MessageEmail:
+    status: str = strawberry.field(
+        description="`received` for mail that came in; `queued`, `sent` or `failed` going out."
+    )
+    message_id: str = strawberry.field(description="Its Message-ID, without angle brackets.")
+    original_text: str | None = strawberry.field(
+        description="The text as it came, before the quoted history was trimmed from `body`."
+    )
+    error: str | None = strawberry.field(description="Why sending it failed.")
+
+    @classmethod
+    def of(cls, email: message_emails.MessageEmail) -> MessageEmail:
+        return cls(
+            status=email.status,
+            message_id=email.message_key,
+            original_text=email.original_text,
+            error=email.error,
+        )
+
+
 @strawberry.type(description="A message of an issue's thread.")
 class Message(Node):
     sender_name: str
@@ -57,8 +79,16 @@ class Message(Node):
         description="`public` (the requester sees it), or `internal` for a note (addNote)."
     )
     created_at: datetime
+    channel: str = strawberry.field(
+        description="Where it came from: `api`, `inbox` (a person's page) or `email`."
+    )
     author_type: strawberry.Private[str]
     author_id: strawberry.Private[str]
+
+    @strawberry.field(description="Its e-mail side; null for a message that never was mail.")
+    async def email(self, info: Info) -> MessageEmail | None:
+        found = await info.context.loaders.email_of_message.load(self.id)
+        return MessageEmail.of(found) if found is not None else None
 
     @strawberry.field(
         description="Who wrote it: the requester (a Contact), a machine user or a member; "
@@ -87,6 +117,7 @@ class Message(Node):
             body=message.body,
             visibility=message.visibility,
             created_at=message.created_at,
+            channel=message.channel,
             author_type=message.author_type,
             author_id=message.author_id,
         )
@@ -312,6 +343,15 @@ class AddNoteInput:
 
 
 @strawberry.input
+class AddCustomerMessageInput:
+    issue_id: strawberry.ID
+    body: str | None = strawberry.field(default=None, description="Required.")
+    attachment_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description=ATTACHMENT_IDS_DESCRIPTION
+    )
+
+
+@strawberry.input
 class IssueFilter:
     status: list[str] | None = strawberry.field(default=None, description="Any of these statuses.")
     priority: list[str] | None = strawberry.field(default=None, description="Any of these.")
@@ -406,6 +446,13 @@ class ReplyToIssuePayload:
 class AddNotePayload:
     issue: Issue | None = None
     message: Message | None = strawberry.field(default=None, description="The note.")
+    error: MutationError | None = None
+
+
+@strawberry.type
+class AddCustomerMessagePayload:
+    issue: Issue | None = None
+    message: Message | None = strawberry.field(default=None, description="The customer's message.")
     error: MutationError | None = None
 
 
@@ -629,3 +676,25 @@ class IssueMutations:
             return {"issue": Issue.of(issue), "message": Message.of(message)}
 
         return await mutate(AddNotePayload, action)
+
+    @strawberry.mutation(
+        description="Add a public message written by the issue's requester (a chat widget, a"
+        " portal, a bridge): channel `api`; it moves a solved issue back to open."
+    )
+    async def add_customer_message(
+        self, info: Info, input: AddCustomerMessageInput
+    ) -> AddCustomerMessagePayload | None:
+        context = info.context
+
+        async def action() -> dict[str, object]:
+            issue, message = await issues.add_customer_message(
+                context.db,
+                context.actor,
+                context.workspace_id,
+                str(input.issue_id),
+                input.body,
+                attachment_ids_of(input.attachment_ids),
+            )
+            return {"issue": Issue.of(issue), "message": Message.of(message)}
+
+        return await mutate(AddCustomerMessagePayload, action)

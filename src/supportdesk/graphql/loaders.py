@@ -22,6 +22,7 @@ from supportdesk.domain import (
     machine_users,
     members,
 )
+from supportdesk.domain.email import message_emails
 from supportdesk.domain.events import queries as event_queries
 from supportdesk.domain.pagination import Page, PageRequest
 from supportdesk.domain.webhooks import deliveries as webhook_deliveries
@@ -87,6 +88,10 @@ class Loaders:
     @cached_property
     def attachments_of_message(self) -> DataLoader[str, list[attachments.Attachment]]:
         return self._batch(attachments.attachments_of_messages, [])
+
+    @cached_property
+    def email_of_message(self) -> DataLoader[str, message_emails.MessageEmail | None]:
+        return self._batch(message_emails.emails_of_messages)
 
     @cached_property
     def person(self) -> DataLoader[str, members.Person | None]:

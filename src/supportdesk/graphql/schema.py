@@ -12,7 +12,7 @@ from graphql import GraphQLError
 from strawberry.schema.config import StrawberryConfig
 
 from supportdesk.auth.permissions import PERMISSIONS
-from supportdesk.domain import api_keys, audit, issues, members
+from supportdesk.domain import api_keys, audit, issues, mailboxes, members
 from supportdesk.domain.webhooks import deliveries as webhook_deliveries
 from supportdesk.domain.webhooks import queries as webhook_queries
 from supportdesk.graphql import node_query
@@ -29,6 +29,7 @@ from supportdesk.graphql.events import EventQueries
 from supportdesk.graphql.issues import Issue, IssueMutations, IssueQueries, Message
 from supportdesk.graphql.labels import Label, LabelMutations, LabelQueries
 from supportdesk.graphql.machine_users import MachineUser, MachineUserMutations, MachineUserQueries
+from supportdesk.graphql.mailboxes import Mailbox, MailboxMutations, MailboxQueries
 from supportdesk.graphql.members import Member, MemberMutations, MemberQueries
 from supportdesk.graphql.resolution import refuse_unlisted_roots, resolve_fields
 from supportdesk.graphql.scalars import DateTime
@@ -54,6 +55,7 @@ class Query(
     ArticleQueries,
     EventQueries,
     WebhookQueries,
+    MailboxQueries,
     node_query.NodeQueries,
 ):
     pass
@@ -71,6 +73,7 @@ class Mutation(
     AccountMutations,
     ArticleMutations,
     WebhookMutations,
+    MailboxMutations,
 ):
     pass
 
@@ -124,6 +127,7 @@ node_query.FETCHERS.update(
         "WebhookDelivery": _read(
             webhook_deliveries.get_deliveries, lambda found, _: WebhookDelivery.of(found)
         ),
+        "Mailbox": _read(mailboxes.get_mailboxes, lambda found, _: Mailbox.of(found)),
     }
 )
 
@@ -155,6 +159,7 @@ def build_schema() -> strawberry.Schema:
             Article,
             WebhookEndpoint,
             WebhookDelivery,
+            Mailbox,
         ],
         config=StrawberryConfig(auto_camel_case=True, scalar_map={datetime: DateTime}),
     )

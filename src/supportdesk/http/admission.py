@@ -157,6 +157,11 @@ class Admission:
             }
         self._last_used_scheduled[key_id] = moment
 
+    async def note_failed_authentication(self, request: HTTPConnection) -> None:
+        """A credential of another kind (a mailbox's inbound token) was refused: it counts
+        against the address as a key's would; HttpProblem (429) past the limit."""
+        await self._count_failure(request)
+
     async def _count_failure(self, request: HTTPConnection) -> None:
         """Failed authentications count against the client's address; past the limit they
         are answered 429, so guessing is slow. Valid keys never wait on this."""

@@ -38,6 +38,7 @@ from supportdesk.http.requests import HttpProblem, read_json
 from supportdesk.rest import attachments, errors, schemas
 from supportdesk.rest.errors import JSON, RestError, json_response
 from supportdesk.rest.event_stream import stream_events
+from supportdesk.rest.inbound_email import inbound_email
 from supportdesk.rest.openapi import openapi_document
 
 logger = logging.getLogger("supportdesk.http")
@@ -132,6 +133,18 @@ class Methods(Endpoint):
             await errors.method_not_allowed(self.method).response()(scope, receive, send)
         else:
             await operation(scope, receive, send)
+
+
+class InboundEmail(Endpoint):
+    """Not a key's operation: the mailbox's inbound token admits it (rest/inbound_email.py)."""
+
+    method = "POST"
+
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
+
+    async def respond(self, request: Request) -> Response:
+        return await inbound_email(request, self.admission)
 
 
 class OpenAPIDocument(Endpoint):
@@ -234,6 +247,8 @@ def rest_mount(settings: Settings, limiter: RateLimiter) -> Mount:
                 ),
             ),
             Route("/events/stream", Operation("streamEvents", "GET", admission, stream_events)),
+            # Raw mail from a provider, behind a mailbox's inbound token (docs/email.md).
+            Route("/inbound-email", InboundEmail(admission)),
             Route("/openapi.json", OpenAPIDocument()),
         ],
         redirect_slashes=False,

@@ -11,6 +11,7 @@ from tests.graphql.articles.helpers import new_article
 from tests.graphql.contacts.helpers import new_contact
 from tests.graphql.issues.helpers import new_issue
 from tests.graphql.labels.helpers import new_label
+from tests.graphql.mailboxes.helpers import new_mailbox
 from tests.graphql.webhooks.helpers import RECEIVER, new_endpoint
 
 READ_EVERYTHING = """
@@ -68,6 +69,9 @@ def mutations(ids: dict[str, str]) -> dict[str, tuple[str, dict[str, object]]]:
             "replyToIssue", "ReplyToIssueInput", {"issueId": ids["issue"], "body": "hi"}
         ),
         "addNote": by_input("addNote", "AddNoteInput", {"issueId": ids["issue"], "body": "hi"}),
+        "addCustomerMessage": by_input(
+            "addCustomerMessage", "AddCustomerMessageInput", {"issueId": ids["issue"], "body": "hi"}
+        ),
         "createAttachmentUpload": by_input(
             "createAttachmentUpload",
             "CreateAttachmentUploadInput",
@@ -155,6 +159,14 @@ def mutations(ids: dict[str, str]) -> dict[str, tuple[str, dict[str, object]]]:
             "ReplayWebhookEventsInput",
             {"endpointId": ids["webhook"], "fromSequence": 1, "toSequence": 2},
         ),
+        "createMailbox": by_input(
+            "createMailbox", "CreateMailboxInput", {"address": "new-box@example.com"}
+        ),
+        "updateMailbox": by_input(
+            "updateMailbox", "UpdateMailboxInput", {"id": ids["mailbox"], "name": "X"}
+        ),
+        "deleteMailbox": by_id("deleteMailbox", ids["mailbox"]),
+        "rotateMailboxToken": by_id("rotateMailboxToken", ids["mailbox"]),
     }
 
 
@@ -178,6 +190,7 @@ def test_read_only_reads_all_four_kinds_and_changes_nothing(workspace: Workspace
         "machine_user": key["machineUser"]["id"],
         "member": workspace.made.admin.id,
         "webhook": new_endpoint(admin)["webhookEndpoint"]["id"],
+        "mailbox": new_mailbox(admin)["mailbox"]["id"],
         "event": admin.ok("{ events(first: 1) { edges { node { id } } } }")["events"]["edges"][0][
             "node"
         ]["id"],

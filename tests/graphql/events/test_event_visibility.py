@@ -26,6 +26,7 @@ FAMILIES_BY_SCOPE = {
     "api_keys:manage": {"api_key"},
     "webhooks:manage": {"webhook_endpoint"},
     "members:read": {"member"},
+    "mailboxes:manage": {"mailbox"},
 }
 READ_ONLY = ["accounts:read", "articles:read", "contacts:read", "issues:read", "members:read"]
 NO_READING_SCOPE = sorted(set(SCOPES) - set(FAMILIES_BY_SCOPE))

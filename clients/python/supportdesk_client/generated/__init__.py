@@ -6,6 +6,13 @@ from .accounts import (
     AccountsAccountsEdgesNode,
     AccountsAccountsPageInfo,
 )
+from .add_customer_message import (
+    AddCustomerMessage,
+    AddCustomerMessageAddCustomerMessage,
+    AddCustomerMessageAddCustomerMessageError,
+    AddCustomerMessageAddCustomerMessageIssue,
+    AddCustomerMessageAddCustomerMessageMessage,
+)
 from .add_labels import (
     AddLabels,
     AddLabelsAddLabels,
@@ -109,6 +116,12 @@ from .create_machine_user import (
     CreateMachineUserCreateMachineUserError,
     CreateMachineUserCreateMachineUserMachineUser,
 )
+from .create_mailbox import (
+    CreateMailbox,
+    CreateMailboxCreateMailbox,
+    CreateMailboxCreateMailboxError,
+    CreateMailboxCreateMailboxMailbox,
+)
 from .create_member import (
     CreateMember,
     CreateMemberCreateMember,
@@ -126,6 +139,12 @@ from .delete_label import (
     DeleteLabelDeleteLabel,
     DeleteLabelDeleteLabelError,
     DeleteLabelDeleteLabelLabel,
+)
+from .delete_mailbox import (
+    DeleteMailbox,
+    DeleteMailboxDeleteMailbox,
+    DeleteMailboxDeleteMailboxError,
+    DeleteMailboxDeleteMailboxMailbox,
 )
 from .delete_webhook_endpoint import (
     DeleteWebhookEndpoint,
@@ -158,6 +177,7 @@ from .fragments import (
     IssueFields,
     LabelFields,
     MachineUserFields,
+    MailboxFields,
     MemberFields,
     MessageFields,
     MutationErrorFields,
@@ -168,6 +188,7 @@ from .fragments import (
 )
 from .input_types import (
     AccountFilter,
+    AddCustomerMessageInput,
     AddLabelsInput,
     AddNoteInput,
     ArticleFilter,
@@ -181,6 +202,7 @@ from .input_types import (
     CreateIssueInput,
     CreateLabelInput,
     CreateMachineUserInput,
+    CreateMailboxInput,
     CreateMemberInput,
     CreateWebhookEndpointInput,
     EventFilter,
@@ -198,6 +220,7 @@ from .input_types import (
     UpdateIssuesInput,
     UpdateLabelInput,
     UpdateMachineUserInput,
+    UpdateMailboxInput,
     UpdateMemberInput,
     UpdateWebhookEndpointInput,
     WebhookDeliveryFilter,
@@ -232,6 +255,13 @@ from .machine_users import (
     MachineUsersMachineUsersEdges,
     MachineUsersMachineUsersEdgesNode,
     MachineUsersMachineUsersPageInfo,
+)
+from .mailboxes import (
+    Mailboxes,
+    MailboxesMailboxes,
+    MailboxesMailboxesEdges,
+    MailboxesMailboxesEdgesNode,
+    MailboxesMailboxesPageInfo,
 )
 from .members import (
     Members,
@@ -289,6 +319,12 @@ from .revoke_api_key import (
     RevokeApiKeyRevokeApiKey,
     RevokeApiKeyRevokeApiKeyApiKey,
     RevokeApiKeyRevokeApiKeyError,
+)
+from .rotate_mailbox_token import (
+    RotateMailboxToken,
+    RotateMailboxTokenRotateMailboxToken,
+    RotateMailboxTokenRotateMailboxTokenError,
+    RotateMailboxTokenRotateMailboxTokenMailbox,
 )
 from .rotate_webhook_secret import (
     RotateWebhookSecret,
@@ -350,6 +386,12 @@ from .update_machine_user import (
     UpdateMachineUserUpdateMachineUserError,
     UpdateMachineUserUpdateMachineUserMachineUser,
 )
+from .update_mailbox import (
+    UpdateMailbox,
+    UpdateMailboxUpdateMailbox,
+    UpdateMailboxUpdateMailboxError,
+    UpdateMailboxUpdateMailboxMailbox,
+)
 from .update_member import (
     UpdateMember,
     UpdateMemberUpdateMember,
@@ -389,6 +431,12 @@ __all__ = [
     "AccountsAccountsEdges",
     "AccountsAccountsEdgesNode",
     "AccountsAccountsPageInfo",
+    "AddCustomerMessage",
+    "AddCustomerMessageAddCustomerMessage",
+    "AddCustomerMessageAddCustomerMessageError",
+    "AddCustomerMessageAddCustomerMessageIssue",
+    "AddCustomerMessageAddCustomerMessageMessage",
+    "AddCustomerMessageInput",
     "AddLabels",
     "AddLabelsAddLabels",
     "AddLabelsAddLabelsError",
@@ -483,6 +531,11 @@ __all__ = [
     "CreateMachineUserCreateMachineUserError",
     "CreateMachineUserCreateMachineUserMachineUser",
     "CreateMachineUserInput",
+    "CreateMailbox",
+    "CreateMailboxCreateMailbox",
+    "CreateMailboxCreateMailboxError",
+    "CreateMailboxCreateMailboxMailbox",
+    "CreateMailboxInput",
     "CreateMember",
     "CreateMemberCreateMember",
     "CreateMemberCreateMemberError",
@@ -497,6 +550,10 @@ __all__ = [
     "DeleteLabelDeleteLabel",
     "DeleteLabelDeleteLabelError",
     "DeleteLabelDeleteLabelLabel",
+    "DeleteMailbox",
+    "DeleteMailboxDeleteMailbox",
+    "DeleteMailboxDeleteMailboxError",
+    "DeleteMailboxDeleteMailboxMailbox",
     "DeleteWebhookEndpoint",
     "DeleteWebhookEndpointDeleteWebhookEndpoint",
     "DeleteWebhookEndpointDeleteWebhookEndpointError",
@@ -544,6 +601,12 @@ __all__ = [
     "MachineUsersMachineUsersEdges",
     "MachineUsersMachineUsersEdgesNode",
     "MachineUsersMachineUsersPageInfo",
+    "MailboxFields",
+    "Mailboxes",
+    "MailboxesMailboxes",
+    "MailboxesMailboxesEdges",
+    "MailboxesMailboxesEdgesNode",
+    "MailboxesMailboxesPageInfo",
     "MemberFields",
     "Members",
     "MembersMembers",
@@ -594,6 +657,10 @@ __all__ = [
     "RevokeApiKeyRevokeApiKey",
     "RevokeApiKeyRevokeApiKeyApiKey",
     "RevokeApiKeyRevokeApiKeyError",
+    "RotateMailboxToken",
+    "RotateMailboxTokenRotateMailboxToken",
+    "RotateMailboxTokenRotateMailboxTokenError",
+    "RotateMailboxTokenRotateMailboxTokenMailbox",
     "RotateWebhookSecret",
     "RotateWebhookSecretInput",
     "RotateWebhookSecretRotateWebhookSecret",
@@ -642,6 +709,11 @@ __all__ = [
     "UpdateMachineUserUpdateMachineUser",
     "UpdateMachineUserUpdateMachineUserError",
     "UpdateMachineUserUpdateMachineUserMachineUser",
+    "UpdateMailbox",
+    "UpdateMailboxInput",
+    "UpdateMailboxUpdateMailbox",
+    "UpdateMailboxUpdateMailboxError",
+    "UpdateMailboxUpdateMailboxMailbox",
     "UpdateMember",
     "UpdateMemberInput",
     "UpdateMemberUpdateMember",

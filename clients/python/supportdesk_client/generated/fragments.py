@@ -144,6 +144,17 @@ class MachineUserFields(BaseModel):
     updated_at: datetime
 
 
+class MailboxFields(BaseModel):
+    id: str
+    address: str
+    name: str
+    acknowledge: bool
+    imap_url: Optional[str]
+    token_prefix: str
+    created_at: datetime
+    updated_at: datetime
+
+
 class MemberFields(BaseModel):
     id: str
     email: Optional[str]
@@ -157,6 +168,7 @@ class MessageFields(BaseModel):
     sender_name: str
     body: str
     visibility: str
+    channel: str
     created_at: datetime
 
 
@@ -214,6 +226,7 @@ IssueFields.model_rebuild()
 LabelFields.model_rebuild()
 IssueDetails.model_rebuild()
 MachineUserFields.model_rebuild()
+MailboxFields.model_rebuild()
 MemberFields.model_rebuild()
 MessageFields.model_rebuild()
 MutationErrorFields.model_rebuild()

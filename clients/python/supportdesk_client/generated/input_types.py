@@ -11,6 +11,14 @@ class AccountFilter(BaseModel):
     "A part of the name or the domain, any case."
 
 
+class AddCustomerMessageInput(BaseModel):
+    issue_id: str
+    body: Optional[str] = None
+    "Required."
+    attachment_ids: Optional[list[str]] = None
+    "Up to 25 uploads (createAttachmentUpload, then a PUT of the bytes) this message takes, in the same transaction. An id that is no upload of the workspace (UNKNOWN), has no bytes yet (NOT_UPLOADED) or belongs to a message (ALREADY_ATTACHED) fails the call: VALIDATION_FAILED, field `attachmentIds`."
+
+
 class AddLabelsInput(BaseModel):
     """Labels to put on one issue."""
 
@@ -133,6 +141,15 @@ class CreateLabelInput(BaseModel):
 class CreateMachineUserInput(BaseModel):
     name: str
     description: Optional[str] = None
+
+
+class CreateMailboxInput(BaseModel):
+    address: str
+    name: Optional[str] = None
+    acknowledge: Optional[bool] = None
+    "Default false."
+    imap_url: Optional[str] = None
+    "imaps://user:password@host/INBOX; needs the server key."
 
 
 class CreateMemberInput(BaseModel):
@@ -297,6 +314,15 @@ class UpdateMachineUserInput(BaseModel):
     id: str
     name: Optional[str] = None
     description: Optional[str] = None
+
+
+class UpdateMailboxInput(BaseModel):
+    id: str
+    address: Optional[str] = None
+    name: Optional[str] = None
+    acknowledge: Optional[bool] = None
+    imap_url: Optional[str] = None
+    "Null or empty removes it."
 
 
 class UpdateMemberInput(BaseModel):

@@ -19,6 +19,7 @@ class NodeNode(BaseModel):
         "Issue",
         "Label",
         "MachineUser",
+        "Mailbox",
         "Member",
         "Message",
         "Node",

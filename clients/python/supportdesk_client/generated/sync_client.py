@@ -2,6 +2,10 @@ from typing import Any, Optional, Union
 
 from .account import Account, AccountAccount
 from .accounts import Accounts, AccountsAccounts
+from .add_customer_message import (
+    AddCustomerMessage,
+    AddCustomerMessageAddCustomerMessage,
+)
 from .add_labels import AddLabels, AddLabelsAddLabels
 from .add_note import AddNote, AddNoteAddNote
 from .api_info import ApiInfo
@@ -25,12 +29,14 @@ from .create_contact import CreateContact, CreateContactCreateContact
 from .create_issue import CreateIssue, CreateIssueCreateIssue
 from .create_label import CreateLabel, CreateLabelCreateLabel
 from .create_machine_user import CreateMachineUser, CreateMachineUserCreateMachineUser
+from .create_mailbox import CreateMailbox, CreateMailboxCreateMailbox
 from .create_member import CreateMember, CreateMemberCreateMember
 from .create_webhook_endpoint import (
     CreateWebhookEndpoint,
     CreateWebhookEndpointCreateWebhookEndpoint,
 )
 from .delete_label import DeleteLabel, DeleteLabelDeleteLabel
+from .delete_mailbox import DeleteMailbox, DeleteMailboxDeleteMailbox
 from .delete_webhook_endpoint import (
     DeleteWebhookEndpoint,
     DeleteWebhookEndpointDeleteWebhookEndpoint,
@@ -39,6 +45,7 @@ from .enums import IssueOrder
 from .events import Events, EventsEvents
 from .input_types import (
     AccountFilter,
+    AddCustomerMessageInput,
     AddLabelsInput,
     AddNoteInput,
     ArticleFilter,
@@ -52,6 +59,7 @@ from .input_types import (
     CreateIssueInput,
     CreateLabelInput,
     CreateMachineUserInput,
+    CreateMailboxInput,
     CreateMemberInput,
     CreateWebhookEndpointInput,
     EventFilter,
@@ -69,6 +77,7 @@ from .input_types import (
     UpdateIssuesInput,
     UpdateLabelInput,
     UpdateMachineUserInput,
+    UpdateMailboxInput,
     UpdateMemberInput,
     UpdateWebhookEndpointInput,
     WebhookDeliveryFilter,
@@ -79,6 +88,7 @@ from .issue_messages import IssueMessages, IssueMessagesIssue
 from .issues import Issues, IssuesIssues
 from .labels import Labels, LabelsLabels
 from .machine_users import MachineUsers, MachineUsersMachineUsers
+from .mailboxes import Mailboxes, MailboxesMailboxes
 from .members import Members, MembersMembers
 from .merge_issue import MergeIssue, MergeIssueMergeIssue
 from .node import Node, NodeNode
@@ -95,6 +105,10 @@ from .replay_webhook_events import (
 )
 from .reply_to_issue import ReplyToIssue, ReplyToIssueReplyToIssue
 from .revoke_api_key import RevokeApiKey, RevokeApiKeyRevokeApiKey
+from .rotate_mailbox_token import (
+    RotateMailboxToken,
+    RotateMailboxTokenRotateMailboxToken,
+)
 from .rotate_webhook_secret import (
     RotateWebhookSecret,
     RotateWebhookSecretRotateWebhookSecret,
@@ -109,6 +123,7 @@ from .update_issue import UpdateIssue, UpdateIssueUpdateIssue
 from .update_issues import UpdateIssues, UpdateIssuesUpdateIssues
 from .update_label import UpdateLabel, UpdateLabelUpdateLabel
 from .update_machine_user import UpdateMachineUser, UpdateMachineUserUpdateMachineUser
+from .update_mailbox import UpdateMailbox, UpdateMailboxUpdateMailbox
 from .update_member import UpdateMember, UpdateMemberUpdateMember
 from .update_webhook_endpoint import (
     UpdateWebhookEndpoint,
@@ -1238,6 +1253,7 @@ class SyncGraphQLClient(SyncBaseClient):
               senderName
               body
               visibility
+              channel
               createdAt
             }
 
@@ -1418,6 +1434,7 @@ class SyncGraphQLClient(SyncBaseClient):
               senderName
               body
               visibility
+              channel
               createdAt
             }
 
@@ -1469,6 +1486,7 @@ class SyncGraphQLClient(SyncBaseClient):
               senderName
               body
               visibility
+              channel
               createdAt
             }
 
@@ -1487,6 +1505,63 @@ class SyncGraphQLClient(SyncBaseClient):
         )
         data = self.get_data(response)
         return AddNote.model_validate(data).add_note
+
+    def add_customer_message(
+        self, input: AddCustomerMessageInput, **kwargs: Any
+    ) -> Optional[AddCustomerMessageAddCustomerMessage]:
+        query = gql("""
+            mutation AddCustomerMessage($input: AddCustomerMessageInput!) {
+              addCustomerMessage(input: $input) {
+                issue {
+                  ...IssueFields
+                }
+                message {
+                  ...MessageFields
+                }
+                error {
+                  ...MutationErrorFields
+                }
+              }
+            }
+
+            fragment IssueFields on Issue {
+              id
+              ticketNumber
+              subject
+              status
+              priority
+              messageCount
+              createdAt
+              updatedAt
+            }
+
+            fragment MessageFields on Message {
+              id
+              senderName
+              body
+              visibility
+              channel
+              createdAt
+            }
+
+            fragment MutationErrorFields on MutationError {
+              code
+              message
+              fields {
+                field
+                code
+              }
+            }
+            """)
+        variables: dict[str, object] = {"input": input}
+        response = self.execute(
+            query=query,
+            operation_name="AddCustomerMessage",
+            variables=variables,
+            **kwargs,
+        )
+        data = self.get_data(response)
+        return AddCustomerMessage.model_validate(data).add_customer_message
 
     def assign_issue(
         self, input: AssignIssueInput, **kwargs: Any
@@ -2072,6 +2147,224 @@ class SyncGraphQLClient(SyncBaseClient):
         )
         data = self.get_data(response)
         return UpdateMachineUser.model_validate(data).update_machine_user
+
+    def mailboxes(
+        self,
+        first: Union[Optional[int], UnsetType] = UNSET,
+        after: Union[Optional[str], UnsetType] = UNSET,
+        **kwargs: Any,
+    ) -> Optional[MailboxesMailboxes]:
+        query = gql("""
+            query Mailboxes($first: Int, $after: String) {
+              mailboxes(first: $first, after: $after) {
+                totalCount
+                pageInfo {
+                  ...PageInfoFields
+                }
+                edges {
+                  cursor
+                  node {
+                    ...MailboxFields
+                  }
+                }
+              }
+            }
+
+            fragment MailboxFields on Mailbox {
+              id
+              address
+              name
+              acknowledge
+              imapUrl
+              tokenPrefix
+              createdAt
+              updatedAt
+            }
+
+            fragment PageInfoFields on PageInfo {
+              hasNextPage
+              endCursor
+            }
+            """)
+        variables: dict[str, object] = {"first": first, "after": after}
+        response = self.execute(
+            query=query, operation_name="Mailboxes", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return Mailboxes.model_validate(data).mailboxes
+
+    def create_mailbox(
+        self, input: CreateMailboxInput, **kwargs: Any
+    ) -> Optional[CreateMailboxCreateMailbox]:
+        query = gql("""
+            mutation CreateMailbox($input: CreateMailboxInput!) {
+              createMailbox(input: $input) {
+                mailbox {
+                  ...MailboxFields
+                }
+                inboundToken
+                error {
+                  ...MutationErrorFields
+                }
+              }
+            }
+
+            fragment MailboxFields on Mailbox {
+              id
+              address
+              name
+              acknowledge
+              imapUrl
+              tokenPrefix
+              createdAt
+              updatedAt
+            }
+
+            fragment MutationErrorFields on MutationError {
+              code
+              message
+              fields {
+                field
+                code
+              }
+            }
+            """)
+        variables: dict[str, object] = {"input": input}
+        response = self.execute(
+            query=query, operation_name="CreateMailbox", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return CreateMailbox.model_validate(data).create_mailbox
+
+    def update_mailbox(
+        self, input: UpdateMailboxInput, **kwargs: Any
+    ) -> Optional[UpdateMailboxUpdateMailbox]:
+        query = gql("""
+            mutation UpdateMailbox($input: UpdateMailboxInput!) {
+              updateMailbox(input: $input) {
+                mailbox {
+                  ...MailboxFields
+                }
+                error {
+                  ...MutationErrorFields
+                }
+              }
+            }
+
+            fragment MailboxFields on Mailbox {
+              id
+              address
+              name
+              acknowledge
+              imapUrl
+              tokenPrefix
+              createdAt
+              updatedAt
+            }
+
+            fragment MutationErrorFields on MutationError {
+              code
+              message
+              fields {
+                field
+                code
+              }
+            }
+            """)
+        variables: dict[str, object] = {"input": input}
+        response = self.execute(
+            query=query, operation_name="UpdateMailbox", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return UpdateMailbox.model_validate(data).update_mailbox
+
+    def delete_mailbox(
+        self, id: str, **kwargs: Any
+    ) -> Optional[DeleteMailboxDeleteMailbox]:
+        query = gql("""
+            mutation DeleteMailbox($id: ID!) {
+              deleteMailbox(id: $id) {
+                mailbox {
+                  ...MailboxFields
+                }
+                error {
+                  ...MutationErrorFields
+                }
+              }
+            }
+
+            fragment MailboxFields on Mailbox {
+              id
+              address
+              name
+              acknowledge
+              imapUrl
+              tokenPrefix
+              createdAt
+              updatedAt
+            }
+
+            fragment MutationErrorFields on MutationError {
+              code
+              message
+              fields {
+                field
+                code
+              }
+            }
+            """)
+        variables: dict[str, object] = {"id": id}
+        response = self.execute(
+            query=query, operation_name="DeleteMailbox", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return DeleteMailbox.model_validate(data).delete_mailbox
+
+    def rotate_mailbox_token(
+        self, id: str, **kwargs: Any
+    ) -> Optional[RotateMailboxTokenRotateMailboxToken]:
+        query = gql("""
+            mutation RotateMailboxToken($id: ID!) {
+              rotateMailboxToken(id: $id) {
+                mailbox {
+                  ...MailboxFields
+                }
+                inboundToken
+                error {
+                  ...MutationErrorFields
+                }
+              }
+            }
+
+            fragment MailboxFields on Mailbox {
+              id
+              address
+              name
+              acknowledge
+              imapUrl
+              tokenPrefix
+              createdAt
+              updatedAt
+            }
+
+            fragment MutationErrorFields on MutationError {
+              code
+              message
+              fields {
+                field
+                code
+              }
+            }
+            """)
+        variables: dict[str, object] = {"id": id}
+        response = self.execute(
+            query=query,
+            operation_name="RotateMailboxToken",
+            variables=variables,
+            **kwargs,
+        )
+        data = self.get_data(response)
+        return RotateMailboxToken.model_validate(data).rotate_mailbox_token
 
     def members(
         self,

@@ -25,6 +25,7 @@ class WebhookDeliveriesNodeNode(BaseModel):
         "Issue",
         "Label",
         "MachineUser",
+        "Mailbox",
         "Member",
         "Message",
         "Node",

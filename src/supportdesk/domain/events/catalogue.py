@@ -17,6 +17,7 @@ READ_SCOPE_BY_OBJECT: dict[str, str] = {
     "machine_user": "machine_users:manage",
     "api_key": "api_keys:manage",
     "webhook_endpoint": "webhooks:manage",
+    "mailbox": "mailboxes:manage",
 }
 
 EVENT_TYPES: tuple[str, ...] = (
@@ -47,6 +48,9 @@ EVENT_TYPES: tuple[str, ...] = (
     "webhook_endpoint.created",
     "webhook_endpoint.updated",
     "webhook_endpoint.deleted",
+    "mailbox.created",
+    "mailbox.updated",
+    "mailbox.deleted",
 )
 
 # Sent by sendTestWebhook to one endpoint; never recorded in the log.

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from supportdesk.domain.issues.models import Issue, Message
     from supportdesk.domain.labels.models import Label
     from supportdesk.domain.machine_users.service import MachineUser
+    from supportdesk.domain.mailboxes.models import Mailbox
     from supportdesk.domain.members.models import Member
     from supportdesk.domain.webhooks.models import WebhookEndpoint
 
@@ -73,6 +74,7 @@ def message(value: Message, files: Sequence[Attachment] = ()) -> Snapshot:
         "body": value.body,
         "createdAt": rfc3339(value.created_at),
         "visibility": value.visibility,
+        "channel": value.channel,
         "attachments": [attachment(file) for file in files],
     }
 
@@ -195,4 +197,18 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, di
         name: {"from": before.get(name), "to": value}
         for name, value in after.items()
         if name not in _NOT_CHANGES and before.get(name) != value
+    }
+
+
+def mailbox(value: Mailbox) -> Snapshot:
+    """Never the inbound token nor the IMAP password: only the token's prefix."""
+    return {
+        "id": value.id,
+        "address": value.address,
+        "name": value.name,
+        "acknowledge": value.acknowledge,
+        "imapUrl": value.imap_url,
+        "tokenPrefix": value.token_prefix,
+        "createdAt": rfc3339(value.created_at),
+        "updatedAt": rfc3339(value.updated_at),
     }

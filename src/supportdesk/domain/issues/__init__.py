@@ -3,6 +3,7 @@
 from supportdesk.domain.issues.actions import (
     NewIssue,
     ThreadMoved,
+    add_customer_message,
     add_note,
     create_issue,
     reply_to_issue,
@@ -47,6 +48,7 @@ __all__ = [
     "Message",
     "NewIssue",
     "ThreadMoved",
+    "add_customer_message",
     "add_note",
     "assign_issue",
     "count_issues",

@@ -11,7 +11,8 @@ executing them through SQLAlchemy per call cost more than sending them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
 
 from sqlalchemy import Table, Update, bindparam, insert, select, update
 
@@ -23,7 +24,7 @@ from supportdesk.domain import attachments, idempotency
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts import Contact, Requester
-from supportdesk.domain.contacts.service import upsert_requester
+from supportdesk.domain.contacts.service import CONTACT_COLUMNS, upsert_requester
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import (
     EVENT_COUNTER,
@@ -34,6 +35,8 @@ from supportdesk.domain.events import (
 )
 from supportdesk.domain.ids import is_id_of, new_id
 from supportdesk.domain.issues.models import (
+    API,
+    INBOX,
     INTERNAL,
     ISSUE_COLUMNS,
     PUBLIC,
@@ -187,76 +190,107 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
             )
             if earlier is not None:
                 return await _existing_issue(connection, workspace_id, earlier)
-        upserted = await upsert_requester(connection, workspace_id, email, name)
-        requester = upserted.contact
-        requester_id = requester.id
-        requester_events = _requester_events(upserted)
-        number, counter = await _next_ticket_number(
-            connection, workspace_id, len(requester_events) + 1
-        )
-        [search_rowid] = await ISSUE_SEARCH.next_rowids(connection, 1)
-        await ISSUE_SEARCH.insert(
-            connection,
-            {
-                "workspace_id": workspace_id,
-                "id": issue_id,
-                "ticket_number": number,
-                "subject": subject,
-                "status": INITIAL_STATUS,
-                "priority": priority,
-                "requester_id": requester_id,
-                "message_count": 1,
-                "created_at": moment,
-                "updated_at": moment,
-                "search_rowid": search_rowid,
-            },
-            SearchEntry(search_rowid, (workspace_id, issue_id), (subject, body)),
-        )
-        message = Message(
-            new_id("Message", moment),
-            workspace_id,
-            issue_id,
-            name or email,
-            body,
-            "contact",
-            requester_id,
-            PUBLIC,
-            moment,
-        )
-        await connection.write(_INSERT_MESSAGE, _message_row(message))
-        files = await attachments.attach(connection, workspace_id, message.id, attachment_ids)
-        issue = Issue(
-            issue_id,
-            workspace_id,
-            number,
-            subject,
-            INITIAL_STATUS,
-            priority,
-            requester_id,
-            1,
-            moment,
-            moment,
-        )
-        await record_events(
-            connection,
-            workspace_id,
-            actor,
-            [
-                *requester_events,
-                (
-                    "issue.created",
-                    {
-                        "issue": snapshots.issue(issue, _requester_snapshot(requester)),
-                        "message": snapshots.message(message, files),
-                    },
-                ),
-            ],
-            counter,
-        )
+        opening = Opening(subject, body, email, name, priority, attachment_ids, channel_of(actor))
+        issue, _ = await open_issue(connection, actor, workspace_id, opening, issue_id, moment)
     return issue
 
 
-def _requester_events(upserted: Requester) -> list[tuple[str, snapshots.Snapshot]]:
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A new issue's checked parts: what `open_issue` writes."""
+
+    subject: str
+    body: str
+    email: str
+    name: str | None
+    priority: str
+    attachment_ids: Sequence[str]
+    channel: str
+
+
+def channel_of(actor: Actor) -> str:
+    """Where a message written by `actor` comes from: a person's page, or the API."""
+    return INBOX if actor.type == "member" else API
+
+
+async def open_issue(
+    connection: Connection,
+    actor: Actor,
+    workspace_id: str,
+    opening: Opening,
+    issue_id: str,
+    moment: datetime,
+) -> tuple[Issue, Message]:
+    """Write a new issue and its first message in the caller's transaction, the requester
+    made or found, with their events (`contact.created` first, then `issue.created`)."""
+    upserted = await upsert_requester(connection, workspace_id, opening.email, opening.name)
+    requester = upserted.contact
+    requester_events = requester_events_of(upserted)
+    number, counter = await _next_ticket_number(connection, workspace_id, len(requester_events) + 1)
+    [search_rowid] = await ISSUE_SEARCH.next_rowids(connection, 1)
+    await ISSUE_SEARCH.insert(
+        connection,
+        {
+            "workspace_id": workspace_id,
+            "id": issue_id,
+            "ticket_number": number,
+            "subject": opening.subject,
+            "status": INITIAL_STATUS,
+            "priority": opening.priority,
+            "requester_id": requester.id,
+            "message_count": 1,
+            "created_at": moment,
+            "updated_at": moment,
+            "search_rowid": search_rowid,
+        },
+        SearchEntry(search_rowid, (workspace_id, issue_id), (opening.subject, opening.body)),
+    )
+    message = Message(
+        new_id("Message", moment),
+        workspace_id,
+        issue_id,
+        opening.name or opening.email,
+        opening.body,
+        "contact",
+        requester.id,
+        PUBLIC,
+        moment,
+        opening.channel,
+    )
+    await connection.write(_INSERT_MESSAGE, _message_row(message))
+    files = await attachments.attach(connection, workspace_id, message.id, opening.attachment_ids)
+    issue = Issue(
+        issue_id,
+        workspace_id,
+        number,
+        opening.subject,
+        INITIAL_STATUS,
+        opening.priority,
+        requester.id,
+        1,
+        moment,
+        moment,
+    )
+    await record_events(
+        connection,
+        workspace_id,
+        actor,
+        [
+            *requester_events,
+            (
+                "issue.created",
+                {
+                    "issue": snapshots.issue(issue, _requester_snapshot(requester)),
+                    "message": snapshots.message(message, files),
+                },
+            ),
+        ],
+        counter,
+    )
+    return issue, message
+
+
+def requester_events_of(upserted: Requester) -> list[tuple[str, snapshots.Snapshot]]:
     """`contact.created` for a new requester, `contact.updated` for one that got its name."""
     snapshot = snapshots.contact(upserted.contact)
     if upserted.created:
@@ -427,7 +461,7 @@ async def reply_to_issue(
     clean_status = normalised_status(check, status)
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    said = _Said(clean_body, PUBLIC, files, seen_up_to)
+    said = Said(clean_body, PUBLIC, files, seen_up_to=seen_up_to)
     return await _add_message(db, actor, workspace_id, issue_id, said, clean_status)
 
 
@@ -451,17 +485,18 @@ async def add_note(
     clean_status = normalised_status(check, status)
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    said = _Said(clean_body, INTERNAL, files, seen_up_to)
+    said = Said(clean_body, INTERNAL, files, seen_up_to=seen_up_to)
     return await _add_message(db, actor, workspace_id, issue_id, said, clean_status)
 
 
 @dataclass(frozen=True, slots=True)
-class _Said:
-    """A new message's text, who may see it and the uploads it takes."""
+class Said:
+    """A new message's text, who may see it, the uploads it takes and where it came from."""
 
     body: str
     visibility: str
     attachment_ids: Sequence[str]
+    channel: str = API
     # The newest message the writer was shown, when the writer asks to be held (ThreadMoved).
     seen_up_to: str | None = None
 
@@ -478,20 +513,34 @@ _NEWER_MESSAGES = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Author:
+    """Who wrote a message: its sender name, and the contact, member or machine user."""
+
+    sender_name: str
+    type: str
+    id: str
+
+
+def author_of(actor: Actor) -> Author:
+    return Author(actor.label, actor.type, actor.id or "")
+
+
+def requester_author(requester: Contact) -> Author:
+    return Author(requester.name or requester.email, "contact", requester.id)
+
+
 async def _add_message(
     db: Database,
     actor: Actor,
     workspace_id: str,
     issue_id: str,
-    said: _Said,
+    said: Said,
     status: str | None,
 ) -> tuple[Issue, Message]:
-    moment = now()
+    said = replace(said, channel=channel_of(actor))
     async with db.transaction() as connection:
         issue = await locked_issue(connection, workspace_id, issue_id)
-        ensure_open_for_changes(issue.status, issue.merged_into)
-        if status is not None:
-            check_transition(issue.status, status)
         if said.seen_up_to is not None:
             parameters = {"workspace_id": workspace_id, "issue_id": issue.id}
             newer = await connection.rows(
@@ -499,41 +548,105 @@ async def _add_message(
             )
             if newer:
                 raise ThreadMoved([row[0] for row in newer])
-        message = Message(
-            new_id("Message", moment),
-            workspace_id,
-            issue.id,
-            actor.label,
-            said.body,
-            actor.type,
-            actor.id or "",
-            said.visibility,
-            moment,
+        return await add_message(connection, actor, issue, author_of(actor), said, status)
+
+
+async def add_message(
+    connection: Connection,
+    actor: Actor,
+    issue: Issue,
+    author: Author,
+    said: Said,
+    status: str | None,
+) -> tuple[Issue, Message]:
+    """Add a message to `issue` (locked by the caller) in the caller's transaction, move
+    its status if asked, and record `message.created` (and `issue.updated`)."""
+    ensure_open_for_changes(issue.status, issue.merged_into)
+    if status is not None:
+        check_transition(issue.status, status)
+    workspace_id = issue.workspace_id
+    moment = now()
+    message = Message(
+        new_id("Message", moment),
+        workspace_id,
+        issue.id,
+        author.sender_name,
+        said.body,
+        author.type,
+        author.id,
+        said.visibility,
+        moment,
+        said.channel,
+    )
+    await connection.rows(_INSERT_MESSAGE, _message_row(message))
+    files = await attachments.attach(connection, workspace_id, message.id, said.attachment_ids)
+    # Notes are indexed too: every key that reads issues reads them.
+    [saved] = await _SAVE_REPLY.run(
+        connection,
+        {
+            "in_workspace": workspace_id,
+            "the_id": issue.id,
+            "new_updated_at": moment,
+            "new_status": status or issue.status,
+        },
+        (workspace_id, issue.id),
+        said.body,
+    )
+    changed = issue_of(saved)
+    shown = await issue_snapshot(connection, changed)
+    recorded = [
+        (
+            "message.created",
+            {"issue": shown, "message": snapshots.message(message, files)},
         )
-        await connection.rows(_INSERT_MESSAGE, _message_row(message))
-        files = await attachments.attach(connection, workspace_id, message.id, said.attachment_ids)
-        # Notes are indexed too: every key that reads issues reads them.
-        [saved] = await _SAVE_REPLY.run(
-            connection,
-            {
-                "in_workspace": workspace_id,
-                "the_id": issue.id,
-                "new_updated_at": moment,
-                "new_status": status or issue.status,
-            },
-            (workspace_id, issue.id),
-            said.body,
-        )
-        changed = issue_of(saved)
-        shown = await issue_snapshot(connection, changed)
-        recorded = [
-            (
-                "message.created",
-                {"issue": shown, "message": snapshots.message(message, files)},
-            )
-        ]
-        if changed.status != issue.status:
-            change = {"status": {"from": issue.status, "to": changed.status}}
-            recorded.append(("issue.updated", {"issue": shown, "changes": change}))
-        await record_events(connection, workspace_id, actor, recorded)
+    ]
+    if changed.status != issue.status:
+        change = {"status": {"from": issue.status, "to": changed.status}}
+        recorded.append(("issue.updated", {"issue": shown, "changes": change}))
+    await record_events(connection, workspace_id, actor, recorded)
     return changed, message
+
+
+# A customer's message moves a solved issue back to open (docs/email.md).
+REOPENED = "open"
+
+
+def customer_status(issue: Issue) -> str | None:
+    """The status a customer's new message moves the issue to, if any."""
+    return REOPENED if issue.status == "solved" else None
+
+
+async def add_customer_message(
+    db: Database,
+    actor: Actor,
+    workspace_id: str,
+    issue_id: str,
+    body: str | None,
+    attachment_ids: Sequence[str] = (),
+) -> tuple[Issue, Message]:
+    """A public message written by the issue's requester, brought by `actor` (a chat
+    widget, a portal, a bridge); it reopens a solved issue. A closed one refuses it."""
+    check = Validator()
+    clean_body = _body(check, body)
+    files = attachments.checked_ids(check, attachment_ids)
+    check.check()
+    async with db.transaction() as connection:
+        issue = await locked_issue(connection, workspace_id, issue_id)
+        ensure_open_for_changes(issue.status, issue.merged_into)
+        requester = await requester_of(connection, issue)
+        said = Said(clean_body, PUBLIC, files, API)
+        return await add_message(
+            connection, actor, issue, requester_author(requester), said, customer_status(issue)
+        )
+
+
+_REQUESTER = select(*CONTACT_COLUMNS).where(
+    contacts.c.workspace_id == bindparam("workspace_id"), contacts.c.id == bindparam("id")
+)
+
+
+async def requester_of(connection: Connection, issue: Issue) -> Contact:
+    """The issue's requester, read in the caller's transaction."""
+    parameters = {"workspace_id": issue.workspace_id, "id": issue.requester_id}
+    [row] = await connection.rows(_REQUESTER, parameters)
+    return Contact(*row)

@@ -46,6 +46,15 @@ class Message:
     author_id: str
     visibility: str
     created_at: datetime
+    # "api", "inbox" or "email" (docs/email.md).
+    channel: str = "api"
+
+
+# Where a message came from.
+API = "api"
+INBOX = "inbox"
+EMAIL = "email"
+CHANNELS = (API, INBOX, EMAIL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +126,7 @@ MESSAGE_COLUMNS = (
     messages.c.author_id,
     messages.c.visibility,
     messages.c.created_at,
+    messages.c.channel,
 )
 
 

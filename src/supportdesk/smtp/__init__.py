@@ -1,0 +1,1 @@
+"""The SMTP door of the e-mail channel (docs/email.md)."""

@@ -1,0 +1,116 @@
+"""The SMTP listener (aiosmtpd): mail for a mailbox's address or its plus forms goes into
+the pipeline; any other recipient is refused at RCPT with 550, a message over the size
+limit with 552 (aiosmtpd counts DATA as it comes) and nothing of it is kept.
+
+Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
+spreads connections over them, and each files mail with its own database pool."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from typing import Any
+
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from supportdesk.domain.email.intake import MailIntake
+from supportdesk.domain.email.pipeline import TooLarge
+from supportdesk.domain.mailboxes import Mailbox, mailbox_for_recipient
+
+log = logging.getLogger("supportdesk.smtp")
+
+REFUSED_RECIPIENT = "550 5.1.1 No such mailbox here"
+TOO_LARGE = "552 5.3.4 Message too big"
+TRY_LATER = "451 4.3.0 Could not take the message now; try again later"
+ACCEPTED = "250 2.0.0 Message accepted"
+
+
+class InboundHandler:
+    """aiosmtpd's hooks: check each RCPT against the mailboxes, file the DATA."""
+
+    def __init__(self, intake: MailIntake) -> None:
+        self.intake = intake
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        mailbox = await mailbox_for_recipient(self.intake.db, address)
+        if mailbox is None:
+            return REFUSED_RECIPIENT
+        envelope.rcpt_tos.append(address)
+        _mailboxes(envelope)[address] = mailbox
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        by_mailbox: dict[str, tuple[Mailbox, list[str]]] = {}
+        for address, mailbox in _mailboxes(envelope).items():
+            by_mailbox.setdefault(mailbox.id, (mailbox, []))[1].append(address)
+        try:
+            for mailbox, addresses in by_mailbox.values():
+                await self.intake.receive(mailbox, raw, "smtp", addresses)
+        except TooLarge:
+            return TOO_LARGE
+        except Exception:
+            log.exception("mail could not be taken")
+            return TRY_LATER
+        return ACCEPTED
+
+
+def _mailboxes(envelope: Envelope) -> dict[str, Mailbox]:
+    found: dict[str, Mailbox] | None = getattr(envelope, "supportdesk_mailboxes", None)
+    if found is None:
+        found = {}
+        envelope.supportdesk_mailboxes = found  # type: ignore[attr-defined]
+    return found
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`host:port` (`[::1]:2525` for IPv6)."""
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"SUPPORTDESK_SMTP_LISTEN is host:port, not {value!r}")
+    return host.strip("[]"), int(port)
+
+
+class SmtpListener:
+    """The listening server, started and stopped with the application."""
+
+    def __init__(self, intake: MailIntake, listen: str, hostname: str | None = None) -> None:
+        self.intake = intake
+        self.host, self.port = parse_listen(listen)
+        self.hostname = hostname
+        self._server: asyncio.base_events.Server | None = None
+
+    def _protocol(self) -> Any:
+        return SMTP(
+            InboundHandler(self.intake),
+            data_size_limit=self.intake.max_message_bytes,
+            hostname=self.hostname,
+            ident="supportdesk ESMTP",
+            enable_SMTPUTF8=True,
+        )
+
+    async def start(self) -> None:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(self._protocol, sock=sock)
+        log.info("SMTP listener on %s:%s", self.host, self.port)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()

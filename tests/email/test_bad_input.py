@@ -1,0 +1,153 @@
+"""Bad mail at the doors: a clear refusal, or the message parked (kept raw, with why),
+never a crash, a 500 or half a record."""
+
+from __future__ import annotations
+
+import base64
+import io
+import smtplib
+import zipfile
+
+import pytest
+
+from tests.email.conftest import MailboxFixture
+from tests.email.doors import post_mail, smtp_send
+from tests.email.kept import kept_mail
+from tests.email.test_corpus import threads
+
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+
+
+def _mail(headers: str, body: str = "Hello.\n") -> bytes:
+    return (headers.strip("\n") + "\n\n" + body).encode()
+
+
+def _headers(mailbox: MailboxFixture, **extra: str) -> str:
+    lines = {
+        "From": "Eve <eve@customer.test>",
+        "To": mailbox.address,
+        "Subject": "A question",
+        "Message-ID": "<bad-input@customer.test>",
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=utf-8",
+        **extra,
+    }
+    return "\n".join(f"{name}: {value}" for name, value in lines.items() if value)
+
+
+def test_bytes_that_are_no_mail_are_parked(mailbox: MailboxFixture) -> None:
+    raw = b"\x00\xff\xfe not a message at all \x00\n\x89PNG garbage"
+
+    answer = post_mail(mailbox.workspace.server, mailbox.token, raw)
+
+    assert answer.status_code == 202, answer.text
+    assert answer.json()["status"] == "parked"
+    [kept] = kept_mail(mailbox)
+    assert (kept.status, kept.raw) == ("parked", raw)
+    assert threads(mailbox) == []
+
+
+def test_mail_without_a_usable_sender_is_parked(mailbox: MailboxFixture, smtp_port: int) -> None:
+    raw = _mail(_headers(mailbox, From="undisclosed-recipients:;"))
+
+    assert smtp_send(smtp_port, "", [mailbox.address], raw.replace(b"\n", b"\r\n")) == {}
+
+    [kept] = kept_mail(mailbox)
+    assert kept.status == "parked" and kept.reason == "no usable From address"
+    assert threads(mailbox) == []
+
+
+def test_a_broken_multipart_is_read_as_far_as_it_goes(mailbox: MailboxFixture) -> None:
+    headers = _headers(mailbox, **{"Content-Type": 'multipart/mixed; boundary="never-closed"'})
+    body = "--never-closed\nContent-Type: text/plain\n\nThe part before the end.\n--never-cl"
+
+    answer = post_mail(mailbox.workspace.server, mailbox.token, _mail(headers, body))
+
+    assert answer.status_code == 202, answer.text
+    [issue] = threads(mailbox)
+    assert "The part before the end." in issue["messages"]["edges"][0]["node"]["body"]
+
+
+def test_header_injection_in_subject_and_name_stays_one_line(mailbox: MailboxFixture) -> None:
+    headers = _headers(
+        mailbox,
+        From="=?utf-8?q?Eve=0D=0ABcc:_victim@example.test?= <eve@customer.test>",
+        Subject="=?utf-8?q?Refund=0D=0ABcc:_victim@example.test=0D=0A=0D=0Abody?=",
+    )
+
+    answer = post_mail(mailbox.workspace.server, mailbox.token, _mail(headers))
+
+    assert answer.json()["status"] == "created"
+    [issue] = threads(mailbox)
+    assert issue["subject"] == "Refund Bcc: victim@example.test body"
+    message = issue["messages"]["edges"][0]["node"]
+    assert message["senderName"] == "Eve Bcc: victim@example.test"
+    assert issue["requester"]["email"] == "eve@customer.test"
+
+
+@pytest.mark.parametrize("door", ["smtp", "http"])
+def test_ten_thousand_parts_are_parked_not_read(
+    mailbox: MailboxFixture, smtp_port: int, door: str
+) -> None:
+    parts = "".join(f"--b\r\nContent-Type: text/plain\r\n\r\npart {i}\r\n" for i in range(10_000))
+    headers = _headers(mailbox, **{"Content-Type": "multipart/mixed; boundary=b"})
+    raw = (headers.replace("\n", "\r\n") + "\r\n\r\n" + parts + "--b--\r\n").encode()
+
+    if door == "http":
+        answer = post_mail(mailbox.workspace.server, mailbox.token, raw)
+        assert (answer.status_code, answer.json()["status"]) == (202, "parked")
+    else:
+        assert smtp_send(smtp_port, "eve@customer.test", [mailbox.address], raw) == {}
+
+    [kept] = kept_mail(mailbox)
+    assert kept.status == "parked" and kept.reason == "more than 500 MIME parts"
+    assert threads(mailbox) == []
+
+
+def test_a_zip_bomb_declared_small_is_kept_as_sent_never_unpacked(
+    mailbox: MailboxFixture,
+) -> None:
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros.bin", b"\0" * 50_000_000)
+    bomb = packed.getvalue()
+
+    headers = _headers(mailbox, **{"Content-Type": "multipart/mixed; boundary=z"})
+    body = (
+        "--z\nContent-Type: text/plain\n\nLogs attached.\n"
+        '--z\nContent-Type: application/zip; name="logs.zip"\n'
+        'Content-Disposition: attachment; filename="logs.zip"; size=120\n'
+        "Content-Transfer-Encoding: base64\n\n"
+        f"{base64.encodebytes(bomb).decode()}--z--\n"
+    )
+
+    answer = post_mail(mailbox.workspace.server, mailbox.token, _mail(headers, body))
+
+    assert answer.json()["status"] == "created"
+    [issue] = threads(mailbox)
+    [file] = issue["messages"]["edges"][0]["node"]["attachments"]
+    assert (file["fileName"], file["sizeBytes"]) == ("logs.zip", len(bomb))
+    assert len(bomb) < 100_000
+
+
+def test_a_message_over_the_limit_is_refused_and_nothing_is_kept(
+    mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    limit = mailbox.workspace.server.settings.email_max_bytes
+    line = b"x" * 998 + b"\r\n"
+    raw = _mail(_headers(mailbox)).replace(b"\n", b"\r\n") + line * (30_000_000 // len(line))
+    assert len(raw) > 30_000_000 > limit
+
+    # A client that declares the size is refused at MAIL FROM, one that does not at DATA.
+    with pytest.raises(smtplib.SMTPSenderRefused) as declared:
+        smtp_send(smtp_port, "eve@customer.test", [mailbox.address], raw)
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=60) as client:
+        client.ehlo()
+        client.mail("eve@customer.test")
+        client.rcpt(mailbox.address)
+        undeclared = client.data(raw)
+    answer = post_mail(mailbox.workspace.server, mailbox.token, raw)
+
+    assert declared.value.smtp_code == 552 and undeclared[0] == 552
+    assert answer.status_code == 413 and answer.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+    assert kept_mail(mailbox) == [] and threads(mailbox) == []

@@ -1,0 +1,128 @@
+"""The doors themselves: who may deliver, to which address, in which form."""
+
+from __future__ import annotations
+
+import smtplib
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from tests.email.conftest import MailboxFixture
+from tests.email.doors import addressed, post_mail, smtp_send
+from tests.email.kept import kept_mail
+from tests.email.test_corpus import CORPUS, threads
+from tests.servers import RunningServer
+
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+
+
+def _plain(mailbox: MailboxFixture) -> bytes:
+    return addressed((CORPUS / "plain_new.eml").read_bytes(), mailbox).replace(b"\n", b"\r\n")
+
+
+def test_a_stranger_recipient_is_refused_at_rcpt(mailbox: MailboxFixture, smtp_port: int) -> None:
+    stranger = "nobody@" + mailbox.domain
+
+    with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+        smtp_send(smtp_port, "alice@customer.test", [stranger], _plain(mailbox))
+    partly = smtp_send(
+        smtp_port, "alice@customer.test", [stranger, mailbox.address], _plain(mailbox)
+    )
+
+    assert refused.value.recipients[stranger][0] == 550
+    assert partly[stranger][0] == 550
+    [kept] = kept_mail(mailbox)
+    assert kept.status == "created"
+
+
+def test_a_plus_form_of_the_address_reaches_the_mailbox(
+    mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    plus = mailbox.address.replace("@", "+billing@")
+
+    assert smtp_send(smtp_port, "alice@customer.test", [plus.upper()], _plain(mailbox)) == {}
+
+    [issue] = threads(mailbox)
+    assert issue["subject"] == "Printer on fire"
+
+
+def test_the_http_door_needs_the_mailboxs_token(mailbox: MailboxFixture) -> None:
+    server = mailbox.workspace.server
+
+    missing = httpx.post(
+        f"{server.base_url}/v1/inbound-email",
+        content=_plain(mailbox),
+        headers={"Content-Type": "message/rfc822"},
+    )
+    api_key = post_mail(server, mailbox.workspace.key, _plain(mailbox))
+    made_up = post_mail(server, "mbt_" + "A" * 38, _plain(mailbox))
+
+    for answer in (missing, api_key, made_up):
+        assert answer.status_code == 401
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+        assert answer.json()["error"]["code"] == "UNAUTHENTICATED"
+    assert kept_mail(mailbox) == []
+
+
+def test_the_http_door_takes_raw_mail_only(mailbox: MailboxFixture) -> None:
+    server = mailbox.workspace.server
+
+    as_json = post_mail(server, mailbox.token, b'{"a": 1}', **{"Content-Type": "application/json"})
+    empty = post_mail(server, mailbox.token, b"")
+    got = httpx.get(f"{server.base_url}/v1/inbound-email")
+
+    assert as_json.status_code == 415
+    assert empty.status_code == 400
+    assert got.status_code == 405
+    assert kept_mail(mailbox) == []
+
+
+def test_a_rotated_token_stops_working_at_once(mailbox: MailboxFixture) -> None:
+    api = mailbox.workspace.client()
+    rotated = api.ok(
+        "mutation($id: ID!) { rotateMailboxToken(id: $id) { inboundToken } }", {"id": mailbox.id}
+    )["rotateMailboxToken"]["inboundToken"]
+    server = mailbox.workspace.server
+
+    old = post_mail(server, mailbox.token, _plain(mailbox))
+    new = post_mail(server, rotated, _plain(mailbox))
+
+    assert (old.status_code, new.status_code) == (401, 202)
+
+
+def test_one_message_for_two_workspaces_mailboxes_is_filed_in_each(
+    mailbox: MailboxFixture, other_mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    raw = _plain(mailbox)
+
+    smtp_send(smtp_port, "alice@customer.test", [mailbox.address, other_mailbox.address], raw)
+
+    assert [k.status for k in kept_mail(mailbox)] == ["created"]
+    assert [k.status for k in kept_mail(other_mailbox)] == ["created"]
+    assert len(threads(other_mailbox)) == 1
+
+
+def test_refused_tokens_count_against_the_address(sqlite_url: str) -> None:
+    server = RunningServer("sqlite", sqlite_url, failed_auth_per_minute=2).start()
+    try:
+        guesses = [post_mail(server, "mbt_" + "B" * 38, b"Subject: x\r\n\r\nx") for _ in range(3)]
+    finally:
+        server.stop()
+
+    assert [answer.status_code for answer in guesses] == [401, 401, 429]
+    assert guesses[2].json()["error"]["code"] == "RATE_LIMITED"
+
+
+def test_one_message_sent_many_times_at_once_is_filed_once(mailbox: MailboxFixture) -> None:
+    raw = _plain(mailbox)
+    server = mailbox.workspace.server
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: post_mail(server, mailbox.token, raw), range(6)))
+
+    assert sorted(answer.status_code for answer in answers) == [200] * 5 + [202]
+    assert len({answer.json()["issue_id"] for answer in answers}) == 1
+    assert [kept.status for kept in kept_mail(mailbox)] == ["created"]
+    [issue] = threads(mailbox)
+    assert len(issue["messages"]["edges"]) == 1
