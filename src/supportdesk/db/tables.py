@@ -479,6 +479,8 @@ mailboxes = Table(
     Column("imap_checkpoint_of", String(2048)),
     Column("imap_uid_validity", BigInteger),
     Column("imap_last_uid", BigInteger),
+    # Until when one dispatcher polls the mailbox (the others leave it be meanwhile).
+    Column("imap_lease_until", UTCDateTime),
     # SHA-256 of the `mbt_` inbound token; the token itself is never stored.
     Column("token_hash", String(64), nullable=False),
     Column("token_prefix", String(16), nullable=False),

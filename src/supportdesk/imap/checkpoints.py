@@ -6,12 +6,14 @@ Message-ID idempotency keeps what was taken before from being filed twice."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
-from sqlalchemy import and_, func, not_, select, update
+from sqlalchemy import and_, func, not_, or_, select, update
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import mailboxes
+from supportdesk.domain.clock import now
 from supportdesk.domain.mailboxes.models import MAILBOX_COLUMNS, Mailbox, mailbox_of
 
 
@@ -59,6 +61,34 @@ async def polled(db: Database, workspace_id: str, mailbox_id: str) -> Polled | N
         return None
     width = len(MAILBOX_COLUMNS)
     return Polled(mailbox_of(row[:width]), *row[width:])
+
+
+async def lease(db: Database, workspace_id: str, mailbox_id: str, seconds: float) -> bool:
+    """Take the mailbox's polling for `seconds` unless another dispatcher holds it: several
+    dispatchers over one database do not log in and fetch the same mail side by side. A
+    lease outlived (a crash, a poll longer than it) only lets the work be done twice, which
+    the checkpoint and Message-ID idempotency make harmless."""
+    moment = now()
+    async with db.transaction() as connection:
+        taken = await connection.execute(
+            update(mailboxes)
+            .where(
+                mailboxes.c.workspace_id == workspace_id,
+                mailboxes.c.id == mailbox_id,
+                or_(mailboxes.c.imap_lease_until.is_(None), mailboxes.c.imap_lease_until < moment),
+            )
+            .values(imap_lease_until=moment + timedelta(seconds=seconds))
+        )
+        return bool(taken.rowcount)
+
+
+async def release(db: Database, workspace_id: str, mailbox_id: str) -> None:
+    async with db.transaction() as connection:
+        await connection.execute(
+            update(mailboxes)
+            .where(mailboxes.c.workspace_id == workspace_id, mailboxes.c.id == mailbox_id)
+            .values(imap_lease_until=None)
+        )
 
 
 async def advance(connection: Connection, mailbox: Mailbox, uid_validity: int, uid: int) -> None:

@@ -1,7 +1,8 @@
 """The IMAP poller: the dispatcher role's task that takes new mail from every mailbox with
 an `imapUrl` into the inbound pipeline (docs/email.md).
 
-Each mailbox has a task of its own (one slow or broken server holds up no other): every
+Each mailbox has a task of its own (one slow or broken server holds up no other) in each
+dispatcher; a lease in the mailbox's row lets one dispatcher at a time poll it. Every
 SUPPORTDESK_IMAP_POLL_SECONDS it logs in, EXAMINEs the folder, fetches each message above
 its checkpoint in UID order and hands it to the pipeline with the checkpoint's advance,
 written in the very transaction that keeps the message. A crash before that commit leaves
@@ -34,8 +35,10 @@ from supportdesk.imap.checkpoints import (
     Polled,
     advance,
     advance_alone,
+    lease,
     polled,
     polled_mailboxes,
+    release,
 )
 from supportdesk.imap.session import ImapSession
 from supportdesk.imap.source import ImapSource, imap_source, tls_context
@@ -45,6 +48,8 @@ log = logging.getLogger("supportdesk.imap")
 
 DOOR = "imap"
 MAX_BACKOFF_SECONDS = 1800.0
+# How long a dispatcher holds a mailbox's polling at most (it lets go when the poll ends).
+LEASE_SECONDS = 300.0
 
 
 class ImapPoller:
@@ -109,10 +114,8 @@ class ImapPoller:
         failures = 0
         while True:
             try:
-                found = await polled(self._db, workspace_id, mailbox_id)
-                if found is None:
+                if not await self._poll_leased(workspace_id, mailbox_id):
                     return
-                await self._poll(found)
                 failures = 0
             except Exception as error:  # logged; the next poll tries again
                 failures += 1
@@ -127,6 +130,21 @@ class ImapPoller:
                 await asyncio.sleep(wait)
                 continue
             await asyncio.sleep(self._poll_seconds)
+
+    async def _poll_leased(self, workspace_id: str, mailbox_id: str) -> bool:
+        """Poll the mailbox unless another dispatcher is at it; False when it is gone (or
+        has no IMAP URL any more)."""
+        if not await lease(self._db, workspace_id, mailbox_id, LEASE_SECONDS):
+            return await polled(self._db, workspace_id, mailbox_id) is not None
+        try:
+            # Read after the lease is taken: the checkpoint the last holder left.
+            found = await polled(self._db, workspace_id, mailbox_id)
+            if found is None:
+                return False
+            await self._poll(found)
+            return True
+        finally:
+            await release(self._db, workspace_id, mailbox_id)
 
     def _backoff(self, failures: int) -> float:
         return min(self._poll_seconds * 2.0 ** min(failures, 20), MAX_BACKOFF_SECONDS)

@@ -139,6 +139,28 @@ def test_a_new_uidvalidity_reads_the_folder_again_filing_each_message_once(
     assert subjects(account) == ["One", "Three", "Two"]
 
 
+def test_two_dispatchers_take_turns_on_a_mailbox(
+    imap_server: RunningServer,
+    dovecot: object,
+    accounts: list[ImapAccount],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, IMAP_LOG)
+    account = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    accounts.append(account)
+    for number in range(12):
+        account.append(mail(account, f"Message {number}"))
+    with polling(imap_server), polling(imap_server):
+        kept_count(account, 12)
+        account.append(mail(account, "Later"))
+        kept_count(account, 13)
+        quiet_polls()
+    # The lease let one poller at a time fetch: no message was fetched twice.
+    fetched = sum(int(line.split(": ")[1].split(" new")[0]) for line in taken_logs(caplog, account))
+    assert fetched == 13, taken_logs(caplog, account)
+    assert len(subjects(account)) == 13
+
+
 def test_starttls_on_the_plain_port(
     imap_server: RunningServer, dovecot: object, accounts: list[ImapAccount]
 ) -> None:
