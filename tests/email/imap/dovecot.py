@@ -32,10 +32,9 @@ def ensure_installed() -> str | None:
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         return f"{PACKAGE} is missing (run `make test-tools` as root)"
     install = ["apt-get", "install", "-y", "-qq", PACKAGE]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    if subprocess.run(install, check=False, **quiet).returncode != 0:
-        subprocess.run(["apt-get", "update", "-qq"], check=False, **quiet)
-        subprocess.run(install, check=False, **quiet)
+    if subprocess.run(install, check=False, capture_output=True).returncode != 0:
+        subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True)
+        subprocess.run(install, check=False, capture_output=True)
     return None if Path(DOVECOT).exists() else f"could not install {PACKAGE}"
 
 

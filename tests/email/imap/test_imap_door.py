@@ -11,9 +11,9 @@ from email.message import EmailMessage
 
 import pytest
 
-from supportdesk.imap.poller import ImapPoller
 from tests.dispatch.helpers import eventually
 from tests.email.imap.conftest import POLL_SECONDS, ImapAccount, new_account, polling
+from tests.email.imap.dovecot import Dovecot
 from tests.email.kept import Kept, kept_mail
 from tests.graphql.mailboxes.helpers import create_payload
 from tests.servers import RunningServer
@@ -63,9 +63,9 @@ def taken_logs(caplog: pytest.LogCaptureFixture, account: ImapAccount) -> list[s
 
 
 def test_new_mail_becomes_issues_once(
-    imap_server: RunningServer, dovecot: object, accounts: list[ImapAccount]
+    imap_server: RunningServer, dovecot: Dovecot, accounts: list[ImapAccount]
 ) -> None:
-    account = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot)
     accounts.append(account)
     account.append(mail(account, "First"))
     account.append(mail(account, "Second"))
@@ -83,12 +83,12 @@ def test_new_mail_becomes_issues_once(
 
 def test_a_restarted_poller_takes_only_what_is_new(
     imap_server: RunningServer,
-    dovecot: object,
+    dovecot: Dovecot,
     accounts: list[ImapAccount],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, IMAP_LOG)
-    account = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot)
     accounts.append(account)
     account.append(mail(account, "Before"))
     account.append(mail(account, "Also before"))
@@ -108,12 +108,12 @@ def test_a_restarted_poller_takes_only_what_is_new(
 
 def test_a_new_uidvalidity_reads_the_folder_again_filing_each_message_once(
     imap_server: RunningServer,
-    dovecot: object,
+    dovecot: Dovecot,
     accounts: list[ImapAccount],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, IMAP_LOG)
-    account = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot)
     accounts.append(account)
     first, second = mail(account, "One"), mail(account, "Two")
     account.append(first)
@@ -141,12 +141,12 @@ def test_a_new_uidvalidity_reads_the_folder_again_filing_each_message_once(
 
 def test_two_dispatchers_take_turns_on_a_mailbox(
     imap_server: RunningServer,
-    dovecot: object,
+    dovecot: Dovecot,
     accounts: list[ImapAccount],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, IMAP_LOG)
-    account = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot)
     accounts.append(account)
     for number in range(12):
         account.append(mail(account, f"Message {number}"))
@@ -162,9 +162,9 @@ def test_two_dispatchers_take_turns_on_a_mailbox(
 
 
 def test_starttls_on_the_plain_port(
-    imap_server: RunningServer, dovecot: object, accounts: list[ImapAccount]
+    imap_server: RunningServer, dovecot: Dovecot, accounts: list[ImapAccount]
 ) -> None:
-    account = new_account(imap_server, dovecot, starttls=True)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot, starttls=True)
     accounts.append(account)
     account.append(mail(account, "Over STARTTLS"))
     with polling(imap_server):
@@ -174,13 +174,13 @@ def test_starttls_on_the_plain_port(
 
 def test_a_refused_login_is_logged_without_the_password_and_tried_again(
     imap_server: RunningServer,
-    dovecot: object,
+    dovecot: Dovecot,
     accounts: list[ImapAccount],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     wrong = f"Wr0ng@{secrets.token_hex(6)}"
-    refused = new_account(imap_server, dovecot, url_password=wrong)  # type: ignore[arg-type]
-    working = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    refused = new_account(imap_server, dovecot, url_password=wrong)
+    working = new_account(imap_server, dovecot)
     accounts.extend([refused, working])
     refused.append(mail(refused, "Never read"))
     working.append(mail(working, "Read anyway"))
@@ -201,11 +201,11 @@ def test_a_refused_login_is_logged_without_the_password_and_tried_again(
 
 def test_an_untrusted_certificate_is_a_logged_tls_failure(
     imap_server: RunningServer,
-    dovecot: object,
+    dovecot: Dovecot,
     accounts: list[ImapAccount],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    account = new_account(imap_server, dovecot)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot)
     accounts.append(account)
     account.append(mail(account, "Not over a TLS we cannot check"))
     with polling(imap_server, imap_ca_file=None):
@@ -219,9 +219,9 @@ def test_an_untrusted_certificate_is_a_logged_tls_failure(
 
 
 def test_imap_urls_take_starttls_and_show_no_password(
-    imap_server: RunningServer, dovecot: object, accounts: list[ImapAccount]
+    imap_server: RunningServer, dovecot: Dovecot, accounts: list[ImapAccount]
 ) -> None:
-    account = new_account(imap_server, dovecot, starttls=True)  # type: ignore[arg-type]
+    account = new_account(imap_server, dovecot, starttls=True)
     accounts.append(account)
     api = account.mailbox.workspace.client()
     shown = api.ok("query { mailboxes(first: 5) { edges { node { imapUrl } } } }")
@@ -231,6 +231,3 @@ def test_imap_urls_take_starttls_and_show_no_password(
     for bad in ("imaps://u:p@host/INBOX?starttls=true", "imap://u:p@host/INBOX?verify=no"):
         payload = create_payload(api, imapUrl=bad)
         assert payload["error"]["fields"] == [{"field": "imapUrl", "code": "INVALID"}], bad
-
-
-__all__ = ["ImapPoller"]
