@@ -78,11 +78,13 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff format src tests bench $(CLIENT)
 	$(BIN)/ruff check --fix src tests bench $(CLIENT)
 
-# Browser tests drive Debian's Chromium and the README's tour runs with jq (and curl);
+# Browser tests drive Debian's Chromium, the README's tour runs with jq (and curl), the IMAP
+# door's tests start Debian's Dovecot (dovecot-imapd; its service is not used);
 # install what is missing when we may.
 test-tools:
 	@missing=""; \
 	for tool in chromium jq curl; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	command -v dovecot >/dev/null || [ -x /usr/sbin/dovecot ] || missing="$$missing dovecot-imapd"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			(apt-get install -y -qq $$missing >/dev/null 2>&1 || \

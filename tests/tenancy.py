@@ -41,6 +41,8 @@ CROSS_WORKSPACE = {
     # before anyone knows the workspace (docs/email.md); an address is claimed across them.
     ("mailboxes", "WHERE mailboxes.address ="): "mail routing by address",
     ("mailboxes", "WHERE mailboxes.token_hash ="): "inbound token lookup",
+    # The IMAP poller (imap/checkpoints.py) looks for every mailbox with an IMAP URL.
+    ("mailboxes", "WHERE mailboxes.imap_url_sealed IS NOT NULL"): "mailboxes to poll",
     # The operator's CLI revokes a key by id alone (CONTRACT section 10: `keys revoke KEY_ID`).
     (
         "api_keys",

@@ -135,6 +135,12 @@ class Settings(BaseSettings):
     # ones are refused, SMTP 552 or HTTP 413, and nothing is kept).
     smtp_listen: str | None = None
     email_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1024)
+    # The IMAP door (docs/email.md), polled by the dispatcher role: how often each mailbox
+    # with an `imapUrl` is looked at, how long one IMAP command may take, and a PEM file of
+    # certificate authorities trusted besides the system's (a server with its own CA).
+    imap_poll_seconds: float = Field(default=60, gt=0)
+    imap_timeout_seconds: float = Field(default=30, gt=0)
+    imap_ca_file: str | None = None
 
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod

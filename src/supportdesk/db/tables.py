@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     ForeignKey,
@@ -533,6 +534,13 @@ mailboxes = Table(
     # The IMAP URL without its password, and the whole URL sealed under the server key.
     Column("imap_url_shown", String(2048)),
     Column("imap_url_sealed", Text),
+    # Where IMAP polling got to (imap/checkpoints.py): the last UID taken under a
+    # UIDVALIDITY, for the shown URL it was taken from (another URL starts over).
+    Column("imap_checkpoint_of", String(2048)),
+    Column("imap_uid_validity", BigInteger),
+    Column("imap_last_uid", BigInteger),
+    # Until when one dispatcher polls the mailbox (the others leave it be meanwhile).
+    Column("imap_lease_until", UTCDateTime),
     # SHA-256 of the `mbt_` inbound token; the token itself is never stored.
     Column("token_hash", String(64), nullable=False),
     Column("token_prefix", String(16), nullable=False),

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.db import Database
 from supportdesk.domain.email import issue_tokens
-from supportdesk.domain.email.pipeline import MailSetup, Received, receive
+from supportdesk.domain.email.pipeline import AlongWith, MailSetup, Received, receive
 from supportdesk.domain.mailboxes.models import Mailbox
 from supportdesk.storage import ObjectStorage
 
@@ -38,9 +38,15 @@ class MailIntake:
         return self._setup
 
     async def receive(
-        self, mailbox: Mailbox, raw: bytes, door: str, recipients: Sequence[str] = ()
+        self,
+        mailbox: Mailbox,
+        raw: bytes,
+        door: str,
+        recipients: Sequence[str] = (),
+        along_with: AlongWith | None = None,
     ) -> Received:
-        return await receive(self.db, await self.setup(), mailbox, raw, door, recipients)
+        setup = await self.setup()
+        return await receive(self.db, setup, mailbox, raw, door, recipients, along_with)
 
     async def reply_address(self, mailbox: Mailbox, issue_id: str, ticket_number: int) -> str:
         """The address whose mail joins this issue: the mailbox's, with the issue token."""

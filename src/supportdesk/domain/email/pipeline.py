@@ -9,7 +9,7 @@ door: the sender's server is told the mail was taken."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -93,6 +93,11 @@ class Received:
     duplicate: bool = False
 
 
+# Written in the transaction that keeps a message (the IMAP door's checkpoint), so that
+# what was kept and how far the door got are committed together or not at all.
+AlongWith = Callable[[Connection], Awaitable[None]]
+
+
 class TooLarge(Exception):
     """A message over the size limit: refused by the door, nothing kept."""
 
@@ -107,6 +112,7 @@ class _Kept:
     key: str
     raw: bytes
     at: datetime
+    along_with: AlongWith | None = None
 
 
 async def receive(
@@ -116,18 +122,21 @@ async def receive(
     raw: bytes,
     door: str,
     recipients: Sequence[str] = (),
+    along_with: AlongWith | None = None,
 ) -> Received:
     """Keep, read and file one message for `mailbox`; `recipients` are the addresses the
-    door was given (SMTP's RCPT), which may carry an issue token."""
+    door was given (SMTP's RCPT), which may carry an issue token. `along_with` runs in the
+    transaction that keeps the message; not for a duplicate, which keeps nothing."""
     if len(raw) > setup.max_message_bytes:
         raise TooLarge(f"a message takes at most {setup.max_message_bytes} bytes")
     at = now()
     try:
         mail = read_mail(raw)
     except UnreadableMail as unreadable:
-        kept = _Kept(new_id("InboundEmail", at), mailbox, door, _key_of_unread(raw), raw, at)
+        key = _key_of_unread(raw)
+        kept = _Kept(new_id("InboundEmail", at), mailbox, door, key, raw, at, along_with)
         return await _park(db, kept, str(unreadable))
-    kept = _Kept(new_id("InboundEmail", at), mailbox, door, mail.message_key, raw, at)
+    kept = _Kept(new_id("InboundEmail", at), mailbox, door, mail.message_key, raw, at, along_with)
     earlier = await _earlier(db, kept)
     if earlier is not None:
         return earlier
@@ -226,6 +235,8 @@ async def _keep(
             "received_at": kept.at,
         },
     )
+    if kept.along_with is not None:
+        await kept.along_with(connection)
 
 
 async def _stored_files(
@@ -380,4 +391,4 @@ async def _open(
     return message
 
 
-__all__ = ["EMAIL_ACTOR", "Issue", "MailSetup", "Received", "TooLarge", "receive"]
+__all__ = ["EMAIL_ACTOR", "AlongWith", "Issue", "MailSetup", "Received", "TooLarge", "receive"]

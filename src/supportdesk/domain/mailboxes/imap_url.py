@@ -1,5 +1,6 @@
-"""A mailbox's IMAP URL (`imaps://user:password@host[:port]/INBOX`): checked for form, and
-shown without its password."""
+"""A mailbox's IMAP URL (`imaps://user:password@host[:port]/INBOX`, or
+`imap://user:password@host[:port]/INBOX?starttls=true`): checked for form, and shown
+without its password."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from urllib.parse import SplitResult, urlsplit
 SCHEMES = ("imap", "imaps")
 MAX_URL = 2048
 MASK = "***"
+# The only query an IMAP URL may carry: `imap://` is always upgraded with STARTTLS (a
+# password never crosses in clear), and saying so is allowed.
+QUERIES = ("", "starttls=true")
 
 
 def parsed_imap_url(url: str) -> SplitResult | None:
@@ -19,7 +23,9 @@ def parsed_imap_url(url: str) -> SplitResult | None:
         return None
     if parts.scheme not in SCHEMES or not parts.hostname or not parts.username:
         return None
-    if any(character in url for character in "\r\n\t ") or parts.query or parts.fragment:
+    if any(character in url for character in "\r\n\t ") or parts.fragment:
+        return None
+    if parts.query.lower() not in QUERIES or (parts.query and parts.scheme != "imap"):
         return None
     return parts
 
@@ -32,4 +38,5 @@ def shown_imap_url(parts: SplitResult) -> str:
         host = f"[{host}]"
     port = f":{parts.port}" if parts.port else ""
     password = f":{MASK}" if parts.password is not None else ""
-    return f"{parts.scheme}://{user}{password}@{host}{port}{parts.path}"
+    query = f"?{parts.query.lower()}" if parts.query else ""
+    return f"{parts.scheme}://{user}{password}@{host}{port}{parts.path}{query}"
