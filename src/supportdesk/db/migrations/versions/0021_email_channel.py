@@ -1,14 +1,14 @@
 """email channel: mailboxes, raw inbound mail, messages' e-mail side and channel (docs/email.md)
 
 Revision ID: 0021
-Revises: 0017
+Revises: 0020
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0021"
-down_revision = "0017"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 

@@ -1,14 +1,14 @@
 """issue_presence: who is on an issue's page in the inbox, viewing or replying
 (docs/inbox-live.md)
 
-Revision ID: 0022
+Revision ID: 0020
 Revises: 0019
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0022"
+revision = "0020"
 down_revision = "0019"
 branch_labels = None
 depends_on = None

@@ -1,13 +1,13 @@
 """imap checkpoint: where a mailbox's IMAP polling got to, and who polls it (docs/email.md)
 
-Revision ID: 0024
+Revision ID: 0022
 Revises: 0021
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0024"
+revision = "0022"
 down_revision = "0021"
 branch_labels = None
 depends_on = None
