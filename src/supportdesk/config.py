@@ -131,6 +131,9 @@ class Settings(BaseSettings):
     # `serve --smtp-port`), and the largest message any door takes, raw, in bytes (larger
     # ones are refused, SMTP 552 or HTTP 413, and nothing is kept).
     smtp_listen: str | None = None
+    # Where the dispatcher role sends mail: smtp://user:password@host:port (?starttls=true)
+    # or smtps://…; without it replies stay queued (docs/email.md, "Sending").
+    smtp_url: str | None = Field(default=None, repr=False)
     email_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1024)
 
     @field_validator("webhook_retry_schedule", mode="before")

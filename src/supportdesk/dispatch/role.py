@@ -1,4 +1,4 @@
-"""The dispatcher role: a process that delivers webhooks and serves no requests.
+"""The dispatcher role: a process that delivers webhooks and mail, and serves no requests.
 
 `supportdesk dispatch` runs it alone; `supportdesk serve` starts it beside its workers as
 `python -m supportdesk.dispatch.role SUPERVISOR_PID`, and it stops when that supervisor is
@@ -22,6 +22,7 @@ from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.dispatch.dispatcher import Dispatcher
+from supportdesk.dispatch.mailer import Mailer
 from supportdesk.observability.exposition import metrics_enabled
 from supportdesk.observability.metrics import DeliveryMetrics
 
@@ -32,10 +33,14 @@ PARENT_CHECK_SECONDS = 1.0
 async def deliver_until(stopped: asyncio.Event, settings: Settings, db: Database) -> None:
     """Deliver with `db` until `stopped` is set; `db` is disposed of at the end."""
     metrics = DeliveryMetrics() if metrics_enabled(settings) else None
-    dispatcher = Dispatcher(db, settings, ServerKey(settings.secret_key, db), metrics=metrics)
+    server_key = ServerKey(settings.secret_key, db)
+    dispatcher = Dispatcher(db, settings, server_key, metrics=metrics)
+    mailer = Mailer(db, settings, server_key)
     try:
         await dispatcher.start()
+        mailer.start()
         await stopped.wait()
+        await mailer.stop()
         await dispatcher.stop()
     finally:
         await db.dispose()

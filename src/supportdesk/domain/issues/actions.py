@@ -25,6 +25,7 @@ from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts import Contact, Requester
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, upsert_requester
+from supportdesk.domain.email.outbox import queue_reply
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import (
     EVENT_COUNTER,
@@ -449,9 +450,15 @@ async def reply_to_issue(
     clean_status = normalised_status(check, status)
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    return await _add_message(
-        db, actor, workspace_id, issue_id, Said(clean_body, PUBLIC, files), clean_status
-    )
+    said = Said(clean_body, PUBLIC, files, channel_of(actor))
+    async with db.transaction() as connection:
+        issue = await locked_issue(connection, workspace_id, issue_id)
+        changed, message = await add_message(
+            connection, actor, issue, author_of(actor), said, clean_status
+        )
+        # The requester's copy by mail, sent by the dispatcher role after the commit.
+        await queue_reply(connection, changed, message)
+        return changed, message
 
 
 async def add_note(
