@@ -116,8 +116,11 @@ class Mailer:
 
     async def _attempt(self, mail: mail_queue.DueMail) -> None:
         try:
-            built = await self._build(mail)
-            answer = await self._send(built.as_bytes(), mail)
+            # The envelope's sender is the reply address too: a bounce comes back to it and
+            # joins the issue by its token, whatever the report's headers say.
+            reply_to = await self._reply_address(mail)
+            built = await self._build(mail, reply_to)
+            answer = await self._send(built.as_bytes(), reply_to, mail.recipient)
             at = now()
             if answer.delivered:
                 await mail_queue.sent(self._db, mail, at)
@@ -137,7 +140,7 @@ class Mailer:
                 extra={"fields": {"mail": mail.id}},
             )
 
-    async def _build(self, mail: mail_queue.DueMail) -> EmailMessage:
+    async def _build(self, mail: mail_queue.DueMail, reply_to: str) -> EmailMessage:
         said = await mail_queue.content(self._db, mail)
         files = []
         for name, content_type, key in said.files:
@@ -152,7 +155,7 @@ class Mailer:
                 sender_address=mail.mailbox_address,
                 sender_name=mail.mailbox_name,
                 recipient=mail.recipient,
-                reply_to=await self._reply_address(mail),
+                reply_to=reply_to,
                 message_key=mail.message_key,
                 thread=said.thread,
                 subject=reply_subject(mail.ticket_number, mail.subject),
@@ -173,14 +176,14 @@ class Mailer:
         local, domain = mail.mailbox_address.rsplit("@", 1)
         return f"{local}+{token}@{domain}"
 
-    async def _send(self, raw: bytes, mail: mail_queue.DueMail) -> Answer:
+    async def _send(self, raw: bytes, sender: str, recipient: str) -> Answer:
         server = self._server
         assert server is not None
         try:
             await aiosmtplib.send(
                 raw,
-                sender=mail.mailbox_address,
-                recipients=[mail.recipient],
+                sender=sender,
+                recipients=[recipient],
                 hostname=server.host,
                 port=server.port,
                 username=server.username,
