@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import smtplib
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -111,3 +112,17 @@ def test_refused_tokens_count_against_the_address(sqlite_url: str) -> None:
 
     assert [answer.status_code for answer in guesses] == [401, 401, 429]
     assert guesses[2].json()["error"]["code"] == "RATE_LIMITED"
+
+
+def test_one_message_sent_many_times_at_once_is_filed_once(mailbox: MailboxFixture) -> None:
+    raw = _plain(mailbox)
+    server = mailbox.workspace.server
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: post_mail(server, mailbox.token, raw), range(6)))
+
+    assert sorted(answer.status_code for answer in answers) == [200] * 5 + [202]
+    assert len({answer.json()["issue_id"] for answer in answers}) == 1
+    assert [kept.status for kept in kept_mail(mailbox)] == ["created"]
+    [issue] = threads(mailbox)
+    assert len(issue["messages"]["edges"]) == 1

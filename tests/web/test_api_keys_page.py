@@ -25,6 +25,7 @@ CONTRACT_SCOPES = [
     "issues:read",
     "issues:write",
     "machine_users:manage",
+    "mailboxes:manage",
     "members:manage",
     "members:read",
     "thread:reply",

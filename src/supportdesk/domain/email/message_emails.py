@@ -57,6 +57,7 @@ async def record_message_email(
 
 
 _FIELDS = tuple(MessageEmail.__dataclass_fields__)
+_INSERT = insert(message_emails)
 
 
 async def emails_of_messages(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from supportdesk.db import Database
@@ -154,21 +154,33 @@ def _key_of_unread(raw: bytes) -> str:
     return message_key(raw, None)
 
 
+# Built once with bound values: the statements are compiled once, not per message.
+_EARLIER = select(
+    inbound_emails.c.id,
+    inbound_emails.c.status,
+    inbound_emails.c.issue_id,
+    inbound_emails.c.message_id,
+    inbound_emails.c.reason,
+).where(
+    inbound_emails.c.workspace_id == bindparam("workspace_id"),
+    inbound_emails.c.mailbox_id == bindparam("mailbox_id"),
+    inbound_emails.c.message_key == bindparam("message_key"),
+)
+_INSERT_KEPT = insert(inbound_emails)
+
+
 async def _earlier(db: Database, kept: _Kept) -> Received | None:
-    query = select(
-        inbound_emails.c.id,
-        inbound_emails.c.status,
-        inbound_emails.c.issue_id,
-        inbound_emails.c.message_id,
-        inbound_emails.c.reason,
-    ).where(
-        inbound_emails.c.workspace_id == kept.mailbox.workspace_id,
-        inbound_emails.c.mailbox_id == kept.mailbox.id,
-        inbound_emails.c.message_key == kept.key,
-    )
+    parameters = {
+        "workspace_id": kept.mailbox.workspace_id,
+        "mailbox_id": kept.mailbox.id,
+        "message_key": kept.key,
+    }
     async with db.read() as connection:
-        row = (await connection.execute(query)).first()
-    return Received(*row, duplicate=True) if row is not None else None
+        rows = await connection.rows(_EARLIER, parameters)
+    if not rows:
+        return None
+    kept_id, status, issue_id, message_id, reason = rows[0]
+    return Received(kept_id, status, issue_id, message_id, reason, duplicate=True)
 
 
 async def _park(db: Database, kept: _Kept, reason: str, mail: ReadMail | None = None) -> Received:
@@ -195,24 +207,25 @@ async def _keep(
     reason: str | None,
     message: Message | None = None,
 ) -> None:
-    await connection.execute(
-        insert(inbound_emails).values(
-            workspace_id=kept.mailbox.workspace_id,
-            id=kept.id,
-            mailbox_id=kept.mailbox.id,
-            door=kept.door,
-            message_key=kept.key,
-            sender=mail.sender.lower() if mail else None,
-            subject=mail.subject if mail else None,
-            size_bytes=len(kept.raw),
-            raw=kept.raw,
-            automatic=bool(mail and mail.automatic),
-            status=status,
-            reason=reason[:500] if reason else None,
-            issue_id=message.issue_id if message else None,
-            message_id=message.id if message else None,
-            received_at=kept.at,
-        )
+    await connection.write(
+        _INSERT_KEPT,
+        {
+            "workspace_id": kept.mailbox.workspace_id,
+            "id": kept.id,
+            "mailbox_id": kept.mailbox.id,
+            "door": kept.door,
+            "message_key": kept.key,
+            "sender": mail.sender.lower() if mail else None,
+            "subject": mail.subject if mail else None,
+            "size_bytes": len(kept.raw),
+            "raw": kept.raw,
+            "automatic": bool(mail and mail.automatic),
+            "status": status,
+            "reason": reason[:500] if reason else None,
+            "issue_id": message.issue_id if message else None,
+            "message_id": message.id if message else None,
+            "received_at": kept.at,
+        },
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from supportdesk.auth import inbound_tokens
 from supportdesk.db import Database
@@ -49,12 +49,14 @@ def plus_part(recipient: str) -> str | None:
     return local.split("+", 1)[1] if "+" in local else None
 
 
+_BY_ADDRESS = select(*MAILBOX_COLUMNS).where(mailboxes.c.address == bindparam("address"))
+
+
 async def mailbox_for_recipient(db: Database, recipient: str) -> Mailbox | None:
     """The mailbox a recipient address (or a plus form of it) belongs to, of any workspace."""
-    query = select(*MAILBOX_COLUMNS).where(mailboxes.c.address == base_address(recipient))
     async with db.read() as connection:
-        row = (await connection.execute(query)).first()
-    return mailbox_of(row) if row is not None else None
+        rows = await connection.rows(_BY_ADDRESS, {"address": base_address(recipient)})
+    return mailbox_of(rows[0]) if rows else None
 
 
 async def mailbox_for_token(db: Database, token: str) -> Mailbox | None:
