@@ -3,13 +3,13 @@ with a lease, reading what each mail says, and recording what came of an attempt
 
 Taken as webhook deliveries are (queue.py): a due row's `next_attempt_at` moves to the end
 of a lease, so no other dispatcher sees it due until then; one whose dispatcher died is due
-again when the lease runs out. PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer.
+again when the lease runs out. The look for due mail is a read; the claim takes only rows
+still due, so two dispatchers never both take one.
 The reads of the queue look across workspaces by design; the tenancy guard in the tests
 knows them by `WHERE email_outbox.next_attempt_at <=`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -54,16 +54,19 @@ _DUE = (
     .where(_IS_DUE)
     .order_by(email_outbox.c.next_attempt_at)
     .limit(bindparam("how_many"))
-    .with_for_update(skip_locked=True)  # PostgreSQL only; SQLite renders nothing
 )
+# Taken if still due: a dispatcher that took it first moved `next_attempt_at` past `at`
+# (PostgreSQL re-reads the row after waiting for the other's lock, so only one wins).
 _CLAIM = (
     update(email_outbox)
     .where(
+        _IS_DUE,
         tuple_(email_outbox.c.workspace_id, email_outbox.c.id).in_(
             bindparam("keys", expanding=True)
-        )
+        ),
     )
     .values(lease_until=bindparam("lease_end"), next_attempt_at=bindparam("lease_end"))
+    .returning(email_outbox.c.workspace_id, email_outbox.c.id)
 )
 _LOAD = (
     select(
@@ -168,14 +171,16 @@ class Content:
 async def take(
     db: Database, at: datetime, how_many: int, lease: timedelta = LEASE
 ) -> list[DueMail]:
-    """Lease up to `how_many` mails due at `at` and load them."""
+    """Lease up to `how_many` mails due at `at` and load them. An idle outbox costs one
+    indexed read: no write transaction (on SQLite, the writer's lock) is taken for nothing."""
+    async with db.read() as connection:
+        offered = await connection.rows(_DUE, {"at": at, "how_many": how_many})
+    if not offered:
+        return []
     lease_end = at + lease
+    parameters = {"at": at, "keys": [tuple(key) for key in offered], "lease_end": lease_end}
     async with db.transaction() as connection:
-        keys = await connection.rows(_DUE, {"at": at, "how_many": how_many})
-        if not keys:
-            return []
-        keys = [tuple(key) for key in keys]
-        await connection.execute(_CLAIM, {"keys": keys, "lease_end": lease_end})
+        keys = await connection.rows(_CLAIM, parameters)
         found: list[DueMail] = []
         for workspace_id, mail_id in keys:
             rows = await connection.rows(_LOAD, {"workspace_id": workspace_id, "id": mail_id})
@@ -296,30 +301,18 @@ async def _note_failure(connection: Connection, mail: DueMail, error: str) -> No
         ),
         {},
     )
-    failure = {
-        "issue": await issue_snapshot(connection, issue),
-        "message": snapshots.message(message_of(row)),
-        "email": {"status": outbox.FAILED, "messageId": mail.message_key, "error": error},
-    }
-    if refusal_of(issue.status, issue.merged_into) is None:
+    if refusal_of(issue.status, issue.merged_into) is None:  # a closed issue takes no note
         body = (
             f"The e-mail of a reply to {mail.recipient} could not be delivered: {error}\n"
             "The customer has not seen it; reply again, or reach them another way."
         )
         said = Said(body, INTERNAL, (), "email")
-        await add_message(connection, MAIL_ACTOR, issue, NOTE_AUTHOR, said, None)
+        issue, _ = await add_message(connection, MAIL_ACTOR, issue, NOTE_AUTHOR, said, None)
+    failure = {
+        "issue": await issue_snapshot(connection, issue),
+        "message": snapshots.message(message_of(row)),
+        "email": {"status": outbox.FAILED, "messageId": mail.message_key, "error": error},
+    }
     await record_events(
-        connection,
-        mail.workspace_id,
-        MAIL_ACTOR,
-        [("message.email_failed", failure)],
+        connection, mail.workspace_id, MAIL_ACTOR, [("message.email_failed", failure)]
     )
-
-
-async def release(db: Database, held: Sequence[DueMail], at: datetime) -> None:
-    """Mail taken and not sent (the dispatcher stopping) is due again at `at`."""
-    async with db.transaction() as connection:
-        for mail in held:
-            await connection.execute(
-                _SETTLE.values(next_attempt_at=at, lease_until=None), _held(mail)
-            )
