@@ -66,6 +66,7 @@ EXECUTOR_FIELDS: dict[str, str] = {
     # Files are listed beside a thread now and then, not in the answers clients repeat;
     # their download URL is the request's address.
     "Message.attachments": "no relation of messages renders its attachments",
+    "Message.email": "no relation of messages renders its e-mail side (message_emails)",
 }
 
 # The values a page's narrowing argument may take: any other, the executor refuses, so
