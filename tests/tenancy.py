@@ -60,6 +60,8 @@ CROSS_WORKSPACE = {
     ("workspaces", "/* retention: every workspace */"): "retention's list of workspaces",
     # The webhook dispatcher takes due deliveries of any workspace from one queue.
     ("webhook_deliveries", "WHERE webhook_deliveries.next_attempt_at <="): "dispatch queue",
+    # So does the mailer from the outbox (dispatch/mail_queue.py), and leases what it took.
+    ("email_outbox", "WHERE email_outbox.next_attempt_at <="): "mail dispatch queue",
     # Migrations on SQLite rebuild a changed table by copying every row (Alembic's batch mode).
     ("*", "INSERT INTO _alembic_tmp_"): "SQLite migrations copy whole tables",
     # A migration that changes the rows of every workspace says so (migration 0012).

@@ -134,6 +134,9 @@ class Settings(BaseSettings):
     # `serve --smtp-port`), and the largest message any door takes, raw, in bytes (larger
     # ones are refused, SMTP 552 or HTTP 413, and nothing is kept).
     smtp_listen: str | None = None
+    # Where the dispatcher role sends mail: smtp://user:password@host:port (?starttls=true)
+    # or smtps://…; without it replies stay queued (docs/email.md, "Sending").
+    smtp_url: str | None = Field(default=None, repr=False)
     email_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1024)
     # The IMAP door (docs/email.md), polled by the dispatcher role: how often each mailbox
     # with an `imapUrl` is looked at, how long one IMAP command may take, and a PEM file of

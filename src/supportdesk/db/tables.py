@@ -604,3 +604,43 @@ message_emails = Table(
     ForeignKeyConstraint(["workspace_id", "id"], ["messages.workspace_id", "messages.id"]),
     Index("ix_message_emails_key", "workspace_id", "message_key"),
 )
+
+# Mail waiting for the dispatcher role, or sent by it (docs/email.md, "Sending"): a reply
+# written in the reply's own transaction, or an acknowledgement of a new issue from mail.
+# Taken, retried and leased like a webhook delivery; `message_key` is the Message-ID the
+# mail carries, `answers` the Message-ID it answers (an acknowledgement's).
+email_outbox = Table(
+    "email_outbox",
+    metadata,
+    *_tenant_columns(),
+    # reply | acknowledgement
+    Column("kind", String(20), nullable=False),
+    Column("mailbox_id", ID, nullable=False),
+    Column("issue_id", ID, nullable=False),
+    Column("message_id", ID),
+    Column("recipient", String(254), nullable=False),
+    Column("message_key", String(255), nullable=False),
+    Column("answers", String(255)),
+    # pending | sent | failed
+    Column("status", String(20), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("next_attempt_at", UTCDateTime, nullable=False),
+    Column("lease_until", UTCDateTime),
+    Column("last_attempt_at", UTCDateTime),
+    Column("last_error", String(500)),
+    Column("created_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("workspace_id", "id"),
+    ForeignKeyConstraint(
+        ["workspace_id", "mailbox_id"],
+        ["mailboxes.workspace_id", "mailboxes.id"],
+        ondelete="CASCADE",
+    ),
+    Index(
+        "ix_email_outbox_due",
+        "next_attempt_at",
+        postgresql_where=text("status = 'pending'"),
+        sqlite_where=text("status = 'pending'"),
+    ),
+    # At most one acknowledgement per sender an hour.
+    Index("ix_email_outbox_recipient", "workspace_id", "recipient", "created_at"),
+)

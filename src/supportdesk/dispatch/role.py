@@ -1,5 +1,5 @@
-"""The dispatcher role: a process that delivers webhooks, polls the mailboxes that have an
-IMAP URL (imap/poller.py), and serves no requests.
+"""The dispatcher role: a process that delivers webhooks and mail, polls the mailboxes that
+have an IMAP URL (imap/poller.py), and serves no requests.
 
 `supportdesk dispatch` runs it alone; `supportdesk serve` starts it beside its workers as
 `python -m supportdesk.dispatch.role SUPERVISOR_PID`, and it stops when that supervisor is
@@ -23,6 +23,7 @@ from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.dispatch.dispatcher import Dispatcher
+from supportdesk.dispatch.mailer import Mailer
 from supportdesk.imap.poller import ImapPoller
 from supportdesk.observability.exposition import metrics_enabled
 from supportdesk.observability.metrics import DeliveryMetrics
@@ -37,11 +38,14 @@ async def deliver_until(stopped: asyncio.Event, settings: Settings, db: Database
     server_key = ServerKey(settings.secret_key, db)
     dispatcher = Dispatcher(db, settings, server_key, metrics=metrics)
     poller = ImapPoller(db, settings, server_key)
+    mailer = Mailer(db, settings, server_key)
     try:
         await dispatcher.start()
+        mailer.start()
         await poller.start()
         await stopped.wait()
         await poller.stop()
+        await mailer.stop()
         await dispatcher.stop()
     finally:
         await db.dispose()

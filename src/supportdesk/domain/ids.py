@@ -31,6 +31,7 @@ PREFIXES = {
     "SavedView": "sv",
     "Mailbox": "mbx",
     "InboundEmail": "inm",
+    "OutboundEmail": "eml",
 }
 TYPES_BY_PREFIX = {prefix: type_name for type_name, prefix in PREFIXES.items()}
 _SHAPE = re.compile(r"\A([a-z]{2,4})_([0-9A-HJKMNP-TV-Z]{26})\Z")

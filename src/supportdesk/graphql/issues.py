@@ -50,7 +50,7 @@ async def _person(info: Info, person_id: str | None) -> Any:
     return MachineUser.of(found) if found is not None else None
 
 
-@strawberry.type(description="The e-mail a message came in as (or, later, went out as).")
+@strawberry.type(description="The e-mail a message came in as, or a public reply goes out as.")
 class MessageEmail:
     status: str = strawberry.field(
         description="`received` for mail that came in; `queued`, `sent` or `failed` going out."

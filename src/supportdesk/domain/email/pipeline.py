@@ -31,6 +31,7 @@ from supportdesk.domain.email.message_emails import (
     MessageEmail,
     record_message_email,
 )
+from supportdesk.domain.email.outbox import queue_acknowledgement
 from supportdesk.domain.email.quotes import trimmed_reply
 from supportdesk.domain.email.reading import ReadMail, UnreadableMail, message_key, read_mail
 from supportdesk.domain.email.threading import Match, thread_of
@@ -309,6 +310,11 @@ async def _file(
         else:
             message = await _open(connection, kept, mail, body, file_ids, match)
             status, reason = CREATED, "; ".join(signs) or None
+            if not mail.automatic:  # never an automatic answer to a machine's mail
+                await queue_acknowledgement(
+                    connection, kept.mailbox, message.issue_id, mail.sender, mail.message_key,
+                    kept.at,
+                )  # fmt: skip
         await record_message_email(
             connection,
             workspace_id,

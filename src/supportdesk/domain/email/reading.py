@@ -248,6 +248,28 @@ def _is_delivery_report(mail: Message) -> bool:
     )
 
 
+# The Message-ID of the mail a delivery report returns, in its returned headers.
+_RETURNED_ID = re.compile(r"^Message-ID:\s*<([^<>\s]{1,250})>", re.IGNORECASE | re.MULTILINE)
+
+
+def _returned_ids(mail: Message) -> list[str]:
+    """The Message-IDs of the returned mail's headers (`text/rfc822-headers` or the whole
+    `message/rfc822`) in a delivery report: the mail of ours that bounced."""
+    found: list[str] = []
+    for part in mail.walk():
+        kind = part.get_content_type()
+        if kind == "message/rfc822":
+            inner = part.get_payload()
+            head = inner[0] if isinstance(inner, list) and inner else None
+            if isinstance(head, Message):
+                found += _ids(head.get("Message-ID", ""))
+        elif kind == "text/rfc822-headers":
+            text = part.get_payload(decode=True) or b""
+            if isinstance(text, bytes):
+                found += _RETURNED_ID.findall(text.decode("latin-1"))
+    return found
+
+
 def read_mail(raw: bytes) -> ReadMail:
     """What the pipeline needs of a raw message; UnreadableMail when it is not mail."""
     # Parsing costs about a millisecond a part: count the delimiter lines first.
@@ -275,7 +297,8 @@ def _read(raw: bytes) -> ReadMail:
         text = html_to_text(html)
     in_reply_to = _ids(_header(mail, "In-Reply-To"))
     references = list(reversed(_ids(_header(mail, "References"))))
-    answers = tuple(dict.fromkeys(in_reply_to + references))
+    returned = _returned_ids(mail) if report else []
+    answers = tuple(dict.fromkeys(returned + in_reply_to + references))
     return ReadMail(
         message_key=message_key(raw, _header(mail, "Message-ID")),
         sender=sender,

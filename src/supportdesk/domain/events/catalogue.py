@@ -27,6 +27,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "issue.merged",
     "issue.assigned",
     "message.created",
+    "message.email_failed",
     "label.created",
     "label.updated",
     "label.deleted",

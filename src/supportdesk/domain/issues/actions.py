@@ -25,6 +25,7 @@ from supportdesk.domain.audit import Actor
 from supportdesk.domain.clock import now
 from supportdesk.domain.contacts import Contact, Requester
 from supportdesk.domain.contacts.service import CONTACT_COLUMNS, upsert_requester
+from supportdesk.domain.email.outbox import queue_reply
 from supportdesk.domain.errors import FieldCode, not_found
 from supportdesk.domain.events import (
     EVENT_COUNTER,
@@ -462,7 +463,13 @@ async def reply_to_issue(
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
     said = Said(clean_body, PUBLIC, files, seen_up_to=seen_up_to)
-    return await _add_message(db, actor, workspace_id, issue_id, said, clean_status)
+    async with db.transaction() as connection:
+        changed, message = await _add_own_message(
+            connection, actor, workspace_id, issue_id, said, clean_status
+        )
+        # The requester's copy by mail, sent by the dispatcher role after the commit.
+        await queue_reply(connection, changed, message)
+        return changed, message
 
 
 async def add_note(
@@ -538,17 +545,30 @@ async def _add_message(
     said: Said,
     status: str | None,
 ) -> tuple[Issue, Message]:
-    said = replace(said, channel=channel_of(actor))
     async with db.transaction() as connection:
-        issue = await locked_issue(connection, workspace_id, issue_id)
-        if said.seen_up_to is not None:
-            parameters = {"workspace_id": workspace_id, "issue_id": issue.id}
-            newer = await connection.rows(
-                _NEWER_MESSAGES, {**parameters, "seen_up_to": said.seen_up_to}
-            )
-            if newer:
-                raise ThreadMoved([row[0] for row in newer])
-        return await add_message(connection, actor, issue, author_of(actor), said, status)
+        return await _add_own_message(connection, actor, workspace_id, issue_id, said, status)
+
+
+async def _add_own_message(
+    connection: Connection,
+    actor: Actor,
+    workspace_id: str,
+    issue_id: str,
+    said: Said,
+    status: str | None,
+) -> tuple[Issue, Message]:
+    """`actor`'s message, in the caller's transaction; held (ThreadMoved) when the writer
+    had not seen the thread's newest message."""
+    said = replace(said, channel=channel_of(actor))
+    issue = await locked_issue(connection, workspace_id, issue_id)
+    if said.seen_up_to is not None:
+        parameters = {"workspace_id": workspace_id, "issue_id": issue.id}
+        newer = await connection.rows(
+            _NEWER_MESSAGES, {**parameters, "seen_up_to": said.seen_up_to}
+        )
+        if newer:
+            raise ThreadMoved([row[0] for row in newer])
+    return await add_message(connection, actor, issue, author_of(actor), said, status)
 
 
 async def add_message(

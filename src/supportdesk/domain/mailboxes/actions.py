@@ -17,7 +17,7 @@ from supportdesk.auth.secret_box import SecretBox
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.locking import lock_name, locked_row
-from supportdesk.db.tables import inbound_emails, mailboxes
+from supportdesk.db.tables import email_outbox, inbound_emails, mailboxes
 from supportdesk.domain import audit
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
@@ -219,10 +219,16 @@ async def rotate_mailbox_token(
 
 
 async def delete_mailbox(db: Database, actor: Actor, workspace_id: str, mailbox_id: str) -> Mailbox:
-    """Remove the mailbox and the raw mail it kept; the issues and messages it made stay."""
+    """Remove the mailbox, the raw mail it kept and its outbox; its issues and messages
+    stay."""
     async with db.transaction() as connection:
         mailbox = await locked_mailbox(connection, workspace_id, mailbox_id)
-        for table, column in ((inbound_emails, inbound_emails.c.mailbox_id), (mailboxes, None)):
+        kept = (
+            (email_outbox, email_outbox.c.mailbox_id),
+            (inbound_emails, inbound_emails.c.mailbox_id),
+            (mailboxes, None),
+        )
+        for table, column in kept:
             condition = column == mailbox_id if column is not None else table.c.id == mailbox_id
             await connection.execute(
                 delete(table).where(table.c.workspace_id == workspace_id, condition)
