@@ -83,7 +83,7 @@ def test_an_invited_agent_chooses_a_password_and_lands_in_the_inbox(
         shoot(agent, "invitation-choose")
         with agent.expect_navigation(url=re.compile(r"/inbox/$")):
             agent.get_by_role("button", name="Set password and log in").click()
-        agent.get_by_role("heading", name="Inbox").wait_for()
+        agent.get_by_role("navigation", name="Views", exact=True).wait_for()
         assert agent.get_by_text(email).is_visible()
         shoot(agent, "invitation-inbox")
 
