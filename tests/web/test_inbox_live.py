@@ -261,3 +261,20 @@ def test_an_issue_pages_refresh_marks_what_it_had_not_shown_and_moves_seen_up_to
     assert 'id="issue-controls" aria-label="Details" hx-swap-oob="true"' in refreshed.text
     assert agent.get("/inbox/issues/999999/live").status_code == 404
     assert agent.get(f"/inbox/issues/{2**40}/live").status_code == 404
+
+
+def test_the_views_counts_answer_alone_for_their_live_refresh(
+    workspace: WorkspaceFixture,
+) -> None:
+    new_issue(workspace.client(), subject="Counted")
+    agent = logged_in(workspace, workspace.add_person("agent"))
+
+    counts = agent.get("/inbox/", params={"view": "open", "partial": "counts"})
+    odd = agent.get("/inbox/", params={"view": "nonsense", "partial": "counts"})
+
+    assert counts.status_code == 200
+    assert counts.text.lstrip().startswith('<nav aria-label="Views" id="view-counts"')
+    assert re.search(r'All open</span> <span class="count">1</span>', counts.text)
+    # An unknown view is the default one, as on the page.
+    assert odd.status_code == 200
+    assert 'href="/inbox/?view=mine" aria-current="page"' in odd.text

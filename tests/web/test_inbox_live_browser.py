@@ -111,6 +111,10 @@ def test_a_new_issue_appears_in_the_open_queue_within_2_seconds(
         new_issue(api, subject=f"Burst {number}")
     page.get_by_role("link", name=re.compile("Burst 2")).wait_for(timeout=LIVE_MS)
     assert page.get_by_role("link", name=re.compile("Burst 0")).is_visible()
+    # The views' counts follow.
+    views = page.get_by_role("navigation", name="Views")
+    all_open = views.get_by_role("link", name=re.compile("All open"))
+    all_open.locator(".count", has_text=re.compile("^4$")).wait_for(timeout=LIVE_MS)
     assert errors == []
     shoot(page, "live-queue")
 

@@ -66,6 +66,10 @@ def rows_url(query: QueueQuery) -> str:
 async def queue(page: Page) -> Response:
     query = QueueQuery.of(page.request.query_params)
     try:
+        if page.request.query_params.get("partial") == "counts":
+            # The views' counts refresh beside the rows on the live stream.
+            counts = await _counts(page)
+            return page.render("inbox/_view_counts.html", query=query, views=VIEWS, counts=counts)
         if _wants_rows(page):
             rows = await _read(page, query, await _people(page))
             return page.render("inbox/_queue_rows.html", query=query, page_rows=rows)
@@ -78,17 +82,23 @@ def _count_text(count: int) -> str:
     return f"{VIEW_COUNT_LIMIT:,}+" if count > VIEW_COUNT_LIMIT else f"{count:,}"
 
 
-async def _queue_page(
-    page: Page, query: QueueQuery, status: int = 200, error: str = ""
-) -> Response:
+async def _counts(page: Page) -> dict[str, str]:
+    """Each view's count, as the queue shows it."""
     me = page.me.admin
-    people = await _people(page)
     counts = {
         view.key: await count_issues_up_to(
             page.db, page.workspace_id, view_filter(view, me.id), VIEW_COUNT_LIMIT
         )
         for view in VIEWS
     }
+    return {key: _count_text(count) for key, count in counts.items()}
+
+
+async def _queue_page(
+    page: Page, query: QueueQuery, status: int = 200, error: str = ""
+) -> Response:
+    me = page.me.admin
+    people = await _people(page)
     saved = await saved_views.list_saved_views(page.db, page.workspace_id, me.id)
     return page.render(
         "inbox/queue.html",
@@ -98,7 +108,7 @@ async def _queue_page(
         page_rows=await _read(page, query, people),
         rows_url=rows_url(query),
         views=VIEWS,
-        counts={key: _count_text(count) for key, count in counts.items()},
+        counts=await _counts(page),
         people=sorted(people.items(), key=lambda item: item[1].casefold()),
         labels=await page.every(list_labels),
         saved=saved,
