@@ -67,7 +67,8 @@ def test_an_agent_works_the_queue_with_the_keyboard(
         stock.unassigned[2],
         stock.unassigned[1],
     )
-    assert page.get_by_role("link", name=f"#{first} Printer on fire").is_visible()
+    page.get_by_role("link", name=f"#{first} Printer on fire").wait_for()
+    page.wait_for_load_state("load")  # inbox.js (deferred) has registered its keys
 
     page.keyboard.press("j")
     assert focused_ticket(page) == str(first)
