@@ -260,7 +260,8 @@ def serve(
 @main.command()
 @database_option
 def dispatch(database_url: str | None) -> None:
-    """Deliver webhooks, without serving the API, until SIGTERM or SIGINT: the role `serve`
+    """Deliver webhooks and mail and poll IMAP mailboxes, without serving the API, until
+    SIGTERM or SIGINT: the role `serve`
     runs beside its workers, alone (e.g. on other cores or machines, for `serve` processes
     run with SUPPORTDESK_WEBHOOK_DISPATCH=false)."""
     import logging.config

@@ -1,4 +1,4 @@
-"""The inbox's issue page over HTTP (docs/inbox-issue-page.md): the thread, the composer
+"""The inbox's issue page over HTTP (docs/inbox.md): the thread, the composer
 (reply or note, a status change in the same action, held when the page was stale), the
 controls, and every bad input answered without a 500 and without a half-written change."""
 

@@ -135,7 +135,7 @@ def _inbox_routes(page: PageRoute) -> list[BaseRoute]:
         page("/live", live.live_stream, access=MEMBER),
         page(f"{issue}/presence", presence.report_presence, ["POST"], access=MEMBER),
         page(f"{issue}/live", issue_live.issue_live, access=MEMBER),
-        # The issue page (docs/inbox-issue-page.md): the page, then one POST per action.
+        # The issue page (docs/inbox.md): the page, then one POST per action.
         page(issue, issue_page.issue_page, access=MEMBER),
         page(f"{issue}/messages", issue_page.send_message, ["POST"], access=MEMBER),
         page(f"{issue}/attachments", issue_page.upload_file, ["POST"], access=MEMBER),

@@ -1,5 +1,5 @@
-"""Checking the logins of org admins: the members with role admin (members are added in
-domain/members)."""
+"""Checking the logins of members, agents and admins alike (members are added in
+domain/members); only admins reach the settings."""
 
 from __future__ import annotations
 

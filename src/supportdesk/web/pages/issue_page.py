@@ -1,4 +1,4 @@
-"""The issue page of the inbox, /inbox/issues/<ticketNumber> (docs/inbox-issue-page.md):
+"""The issue page of the inbox, /inbox/issues/<ticketNumber> (docs/inbox.md):
 the thread, the composer (a reply or a note, with a status change and files, held when
 the thread moved on since the page was shown) and the controls beside it. Every change
 calls the domain action the API calls, with the member as actor and author.
