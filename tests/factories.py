@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import itertools
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from supportdesk.domain.ids import new_id
+from supportdesk.domain.ids import first_id_at
 from tests.client import GraphQLClient
 
 CREATE_MACHINE_USER = """
@@ -69,6 +70,13 @@ def api_key(
     return payload
 
 
+# Long before any row of the suite was made, a millisecond apart each: the same ids in every
+# collecting process (pytest-xdist compares the parametrized tests' names).
+_MISSING_MOMENTS = (
+    datetime(2001, 1, 1, tzinfo=UTC) + timedelta(milliseconds=n) for n in itertools.count()
+)
+
+
 def missing_id(type_name: str) -> str:
     """A well-formed id of the type that names nothing."""
-    return new_id(type_name, datetime.now(UTC))
+    return first_id_at(type_name, next(_MISSING_MOMENTS))
