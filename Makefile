@@ -93,9 +93,8 @@ test-tools:
 		else echo "missing:$$missing; the tests that need them skip (fail in CI)"; fi; \
 	fi
 
-# On every core: tests/conftest.py keeps the process-group modules on one worker.
 test: lint test-tools
-	$(BIN)/pytest -q -n auto --dist loadgroup
+	$(BIN)/pytest -q
 
 # GraphQL-over-HTTP conformance: graphql-http's audit suite (npm, into tools/node_modules)
 # against a fresh server with a Full-access key. Fails on any MUST failure or > 3 warnings.

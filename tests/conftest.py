@@ -36,15 +36,6 @@ BACKENDS = ["sqlite", "postgresql"]
 TEST_SECRET_KEY = secrets.token_urlsafe(32)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The suite runs on every core (`pytest -n auto --dist loadgroup`); the modules that
-    start groups of serve processes run one after another, on one worker, so that two such
-    groups never share the machine and PostgreSQL's connections."""
-    for item in items:
-        if item.get_closest_marker("processes") is not None:
-            item.add_marker(pytest.mark.xdist_group("processes"))
-
-
 def _unconfined_statements() -> list[str]:
     """Statements on tenant tables not confined to a workspace, run since the last call by
     the in-thread servers or by any subprocess the tests started (CLI, `serve`)."""

@@ -142,38 +142,6 @@ def test_seeding_again_reuses_what_is_there(server: RunningServer) -> None:
         assert again.workspace_ids[name] != first.workspace_ids[name]
 
 
-def test_the_inbox_issue_page_is_measured_beside_the_graphql_read_of_its_data(
-    server: RunningServer,
-) -> None:
-    options = replace(Options(), plan=TINY, postgraphile=False)
-    load = asyncio.run(prepare(server.backend, server.database_url, options))
-
-    scenario = inbox.issue_page(load, server.base_url)
-
-    page, graphql = scenario.servers[inbox.INBOX], scenario.servers["ours"]
-    assert len(page.paths) == len(graphql.bodies) == 28
-    assert page.lines[0].startswith(b"GET /inbox/issues/") and page.lines[0].endswith(b" ")
-    assert graphql.lines[0].startswith(b'POST /graphql {"query"')
-    assert "Content-Type" not in page.headers and page.headers["Cookie"]
-    verify({"ours": server.base_url, inbox.INBOX: server.base_url}, [scenario])
-    shown = httpx.get(server.base_url + page.paths[-1], headers=page.headers)
-    assert shown.status_code == 200 and shown.text.count('class="msg ') == 3
-
-
-def test_the_report_compares_the_inbox_page_with_the_graphql_read() -> None:
-    measurements = [
-        replace(_measurement("ours", 0, 100, 1000), scenario="inbox-issue"),
-        replace(_measurement("ours+inbox", 0, 90, 1200), scenario="inbox-issue"),
-    ]
-
-    result = {"summary": report.summarise(measurements), "growth": {}}
-    result["inbox_cost"] = report.inbox_cost(result["summary"])
-
-    assert result["inbox_cost"]["sqlite"]["cpu_ratio"] == pytest.approx(1.2)
-    assert result["inbox_cost"]["sqlite"]["meets_target"]
-    assert "CPU per request 1.20× (meets the 1.5× target)" in report.table(result)
-
-
 def _measurement(server: str, round_: int, rps: float, cpu: float) -> Measurement:
     return Measurement(
         server, "issue", round_, int(rps), 1.0, rps, 1.0, 2.0, 0, cpu, None, "sqlite"
