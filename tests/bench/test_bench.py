@@ -119,7 +119,12 @@ def test_seeding_and_one_round_of_every_scenario(
     # The inbox's page, logged in as the bench member, beside its GraphQL twin.
     cookies = {name: inbox.log_in(server.base_url, name) for name in load.inbox_members}
     pages = inbox.scenarios(load, cookies, [("bench-test-small", "10"), ("bench-test-main", "30")])
-    assert [s.key for s in pages] == ["inbox-queue", "inbox-queue-10", "inbox-queue-30"]
+    assert [s.key for s in pages] == [
+        "inbox-queue",
+        "inbox-queue-10",
+        "inbox-queue-30",
+        "inbox-issue",
+    ]
     verify({**urls, inbox.GRAPHQL: server.base_url}, pages)
     mine = inbox.verify_page(server.base_url, pages[0].servers["ours"])
     twin = pages[0].servers[inbox.GRAPHQL].bodies[0]
