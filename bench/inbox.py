@@ -1,6 +1,7 @@
-"""The inbox's queue in the bench: the Mine view (50 rows, a member logged in with a
+"""The inbox in the bench: the queue's Mine view (50 rows, a member logged in with a
 session) beside the GraphQL request that reads the same data, and the same page in the
-1k- and 100k-issue workspaces.
+1k- and 100k-issue workspaces; and the issue page (`/inbox/issues/<n>`, issues of 20
+messages) beside the GraphQL request that reads what it shows.
 
 Each measured workspace gets a member (made once, reused) to whom 200 open issues are
 assigned, so that Mine holds four pages; the bench logs in over HTTP as a browser does
@@ -53,6 +54,34 @@ QUEUE = """query InboxQueue($me: ID!, $open: [String!]!) {
 }"""
 
 
+# What the issue page shows, asked of the API: the issue, its whole thread with each
+# message's author and files, the requester and their account, the issue's labels and the
+# workspace's labels and members its controls offer.
+ISSUE_PAGE = """query InboxIssue($number: Int!) {
+  issueByNumber(ticketNumber: $number) {
+    id ticketNumber subject status priority createdAt updatedAt
+    mergedInto { id ticketNumber }
+    assignee { ... on Member { id name } ... on MachineUser { id name } }
+    labels { id name color }
+    requester { id email name account { id name domain } }
+    messages(first: 100) {
+      edges { node {
+        id body visibility senderName createdAt
+        author {
+          ... on Member { id name }
+          ... on Contact { id contactName: name email }
+          ... on MachineUser { id name }
+        }
+        attachments { id fileName sizeBytes contentType }
+      } }
+    }
+  }
+  labels(first: 100) { edges { node { id name color } } }
+  members(first: 100) { edges { node { id name email role } } }
+}"""
+ISSUE_PATH = "/inbox/issues/"
+
+
 def member_email(workspace: str) -> str:
     return f"inbox@{workspace}.bench.example.com"
 
@@ -92,6 +121,15 @@ async def prepare_members(url: str, workspaces: dict[str, str]) -> dict[str, str
     return found
 
 
+async def ticket_numbers(url: str, workspace_id: str, issue_ids: Sequence[str]) -> list[int]:
+    """The ticket numbers of `issue_ids`, in their order: the issue page's address."""
+    rows = await fetch(
+        url, "SELECT id, ticket_number FROM issues WHERE workspace_id = $1", workspace_id
+    )
+    found = dict(rows)
+    return [found[issue_id] for issue_id in issue_ids]
+
+
 def log_in(base_url: str, workspace: str) -> str:
     """The Cookie header of a fresh session of the workspace's bench member."""
     with httpx.Client(base_url=base_url, timeout=30) as client:
@@ -115,11 +153,30 @@ def _page(cookie: str) -> Requests:
     return Requests([MINE.encode()], method="GET", cookie=cookie)
 
 
+def issue_page(load: Workload, cookie: str) -> Scenario:
+    """`inbox-issue`: the issue page of each issue of 20 messages in the main workspace,
+    and on the same server the GraphQL request that reads what the page shows."""
+    main = load.main_workspace
+    numbers = load.inbox_issue_numbers
+    page = Requests([f"{ISSUE_PATH}{n}".encode() for n in numbers], method="GET", cookie=cookie)
+    graphql = Requests(
+        [body(ISSUE_PAGE, "InboxIssue", {"number": n}) for n in numbers], load.bearer(main)
+    )
+    return Scenario(
+        "inbox-issue",
+        "inbox issue page (20 messages) vs GraphQL",
+        "operations",
+        {"ours": page, GRAPHQL: graphql},
+        root="issueByNumber",
+    )
+
+
 def scenarios(
     load: Workload, cookies: dict[str, str], sizes: Sequence[tuple[str, str]]
 ) -> list[Scenario]:
-    """`inbox-queue` (the page and its GraphQL twin in the main workspace) and
-    `inbox-queue-<size>` (the page in each workspace of the growth curve)."""
+    """`inbox-queue` (the page and its GraphQL twin in the main workspace),
+    `inbox-queue-<size>` (the page in each workspace of the growth curve) and
+    `inbox-issue` (the issue page and its GraphQL twin, when the workload has issues for it)."""
     main = load.main_workspace
     variables = {"me": load.inbox_members[main], "open": list(OPEN)}
     graphql = Requests([body(QUEUE, "InboxQueue", variables)], load.bearer(main))
@@ -143,15 +200,21 @@ def scenarios(
                     root="mine",
                 )
             )
+    if load.inbox_issue_numbers:
+        found.append(issue_page(load, cookies[main]))
     return found
 
 
 def verify_page(url: str, requests: Requests) -> int:
-    """The page answers 200 with rows (50 where the member has that many); their number."""
-    rows = 0
-    for path in requests.bodies:
+    """The page answers 200 with what it is for: the queue's rows (50 where the member has
+    that many), an issue page's messages; their number (of the last page asked)."""
+    shown = 0
+    for path in requests.bodies[:2]:
         answer = httpx.get(url + path.decode(), headers=requests.headers, timeout=30)
-        rows = answer.text.count('<tr class="queue-row"')
-        if answer.status_code != 200 or not rows:
-            raise RuntimeError(f"the inbox answered {answer.status_code} with {rows} rows")
-    return rows
+        if path.decode().startswith(ISSUE_PATH):
+            what, shown = "messages", answer.text.count('class="msg ')
+        else:
+            what, shown = "rows", answer.text.count('<tr class="queue-row"')
+        if answer.status_code != 200 or not shown:
+            raise RuntimeError(f"{path.decode()} answered {answer.status_code} with {shown} {what}")
+    return shown

@@ -59,6 +59,7 @@ QUICK_SCENARIOS = (
     "inbox-queue",
     "inbox-queue-1k",
     "inbox-queue-10k",
+    "inbox-issue",
 )
 
 
@@ -156,12 +157,13 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
     finally:
         await store.close()
     document = article_search_document(build_schema()._schema) if has_articles else None
-    inbox_members = {}
-    if not options.only or any(key.startswith("inbox-queue") for key in options.only):
+    inbox_members, inbox_numbers = {}, []
+    if not options.only or any(key.startswith("inbox-") for key in options.only):
         measured = {spec.name for spec in (*plan.sizes, plan.main)}
         inbox_members = await inbox.prepare_members(
             url, {name: seeded[name].workspace_id for name in sorted(measured)}
         )
+        inbox_numbers = await inbox.ticket_numbers(url, main_id, ids[plan.main.name])
     return Workload(
         backend=backend,
         main_workspace=plan.main.name,
@@ -176,6 +178,7 @@ async def prepare(backend: str, url: str, options: Options) -> Workload:
         hook_workspaces=(plan.hooks[0].name, plan.hooks[1].name) if len(plan.hooks) == 2 else None,
         issue_queries=seed.issue_queries(),
         inbox_members=inbox_members,
+        inbox_issue_numbers=inbox_numbers,
     )
 
 

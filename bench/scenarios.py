@@ -186,6 +186,8 @@ class Workload:
     issue_queries: Sequence[str] = ()
     # The inbox's bench member of each workspace, by workspace name (bench/inbox.py).
     inbox_members: dict[str, str] = field(default_factory=dict)
+    # The ticket numbers of the main workspace's issues of 20 messages, for the issue page.
+    inbox_issue_numbers: list[int] = field(default_factory=list)
 
     def bearer(self, workspace: str) -> str:
         return f"Bearer {self.keys[workspace]}"

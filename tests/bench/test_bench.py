@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -119,7 +120,12 @@ def test_seeding_and_one_round_of_every_scenario(
     # The inbox's page, logged in as the bench member, beside its GraphQL twin.
     cookies = {name: inbox.log_in(server.base_url, name) for name in load.inbox_members}
     pages = inbox.scenarios(load, cookies, [("bench-test-small", "10"), ("bench-test-main", "30")])
-    assert [s.key for s in pages] == ["inbox-queue", "inbox-queue-10", "inbox-queue-30"]
+    assert [s.key for s in pages] == [
+        "inbox-queue",
+        "inbox-queue-10",
+        "inbox-queue-30",
+        "inbox-issue",
+    ]
     verify({**urls, inbox.GRAPHQL: server.base_url}, pages)
     mine = inbox.verify_page(server.base_url, pages[0].servers["ours"])
     twin = pages[0].servers[inbox.GRAPHQL].bodies[0]
@@ -140,6 +146,53 @@ def test_seeding_again_reuses_what_is_there(server: RunningServer) -> None:
     assert again.workspace_ids["bench-test-writes"] != first.workspace_ids["bench-test-writes"]
     for name in ("bench-test-hooks-none", "bench-test-hooks-one"):
         assert again.workspace_ids[name] != first.workspace_ids[name]
+
+
+def test_the_inbox_issue_page_is_measured_beside_the_graphql_read_of_its_data(
+    server: RunningServer,
+) -> None:
+    options = replace(Options(), plan=TINY, postgraphile=False, only=("inbox-issue",))
+    load = asyncio.run(prepare(server.backend, server.database_url, options))
+    main = load.main_workspace
+
+    scenario = inbox.issue_page(load, inbox.log_in(server.base_url, main))
+
+    page, graphql = scenario.servers["ours"], scenario.servers[inbox.GRAPHQL]
+    assert len(page.bodies) == len(graphql.bodies) == len(load.issue_ids[main]) == 28
+    assert page.method == "GET" and page.bodies[0].startswith(b"/inbox/issues/")
+    assert "Content-Type" not in page.headers and "session" in page.headers["Cookie"]
+    verify({"ours": server.base_url, inbox.GRAPHQL: server.base_url}, [scenario])
+    # The last issue's page and its GraphQL twin show the same thread of 3 messages.
+    shown = httpx.get(server.base_url + page.bodies[-1].decode(), headers=page.headers)
+    read = httpx.post(
+        f"{server.base_url}/graphql", content=graphql.bodies[-1], headers=graphql.headers
+    ).json()["data"]["issueByNumber"]
+    assert shown.status_code == 200 and shown.text.count('class="msg ') == 3
+    assert page.bodies[-1].decode() == f"/inbox/issues/{read['ticketNumber']}"
+    assert [e["node"]["id"] for e in read["messages"]["edges"]] == _thread_ids(shown.text)
+
+
+def _thread_ids(page: str) -> list[str]:
+    """The ids of the thread's messages, in the order the page shows them."""
+    return re.findall(r'<li id="([^"]+)" class="msg ', page)
+
+
+def test_the_report_compares_the_inbox_issue_page_with_its_graphql_twin() -> None:
+    measurements = [
+        replace(_measurement("ours", 0, 90, 1200), scenario="inbox-issue"),
+        replace(_measurement("ours+graphql", 0, 100, 1000), scenario="inbox-issue"),
+    ]
+
+    result = {"summary": report.summarise(measurements), "growth": {}}
+    result["inbox"] = report.inbox_checks(result["summary"])
+
+    assert result["inbox"]["sqlite"]["issue_page_vs_graphql_cpu"] == pytest.approx(1.2)
+    assert result["inbox"]["sqlite"]["issue_page_meets_target"]
+    assert (
+        "inbox issue page vs its GraphQL request: server CPU per request 1.20× "
+        "(meets the 1.5× target)" in report.table(result)
+    )
+    assert "ours+graphql" in report.table(result)
 
 
 def _measurement(server: str, round_: int, rps: float, cpu: float) -> Measurement:
