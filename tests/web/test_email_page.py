@@ -10,11 +10,16 @@ import json
 import logging
 import re
 import secrets
+import smtplib
+import socket
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from urllib.parse import quote
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
+from supportdesk.auth.server_key import ServerKey
 from supportdesk.db.tables import mailboxes
 from tests.client import GraphQLClient
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace
@@ -88,6 +93,29 @@ def sealed_url(workspace: WorkspaceFixture, mailbox_id: str) -> str | None:
     return workspace.server.call(read())
 
 
+def opened_url(workspace: WorkspaceFixture, mailbox_id: str) -> str:
+    """The IMAP URL as the dispatcher will open it, password included."""
+    sealed = sealed_url(workspace, mailbox_id)
+    server = workspace.server
+    box = server.call(ServerKey(server.settings.secret_key, server.db).secret_box())
+    assert sealed is not None and box is not None
+    return box.open(sealed)
+
+
+def set_imap_progress(workspace: WorkspaceFixture, mailbox_id: str, **values: object) -> None:
+    """As the dispatcher records its polling (imap/checkpoints.py)."""
+
+    async def write() -> None:
+        async with workspace.server.db.transaction() as connection:
+            await connection.execute(
+                update(mailboxes)
+                .where(mailboxes.c.workspace_id == workspace.id, mailboxes.c.id == mailbox_id)
+                .values(**values)
+            )
+
+    workspace.server.call(write())
+
+
 def org_admin(workspace: WorkspaceFixture) -> dict[str, str]:
     return {"type": "org_admin", "id": workspace.made.admin.id, "name": workspace.admin_email}
 
@@ -125,6 +153,7 @@ def test_a_new_mailbox_s_token_is_shown_once_and_works(
     listing = admin.get("/settings/email").text
     assert listing.count("data-mailbox-id=") == 1
     assert address in listing and "Acme Support" in listing and "None yet" in listing
+    assert "This server runs no SMTP listener" in listing
     assert listed(api) == [
         {
             "id": mailbox_id,
@@ -210,6 +239,59 @@ def test_without_a_server_key_imap_names_the_setting(keyless_server: RunningServ
     assert "SUPPORTDESK_SECRET_KEY" in page and 'class="alert error"' in page
     assert PASSWORD not in page
     assert plain[1].startswith("mbt_") and mailbox_count(admin) == 1
+
+
+def test_a_password_typed_into_the_url_is_taken_and_never_shown(
+    admin: SettingsClient, api: GraphQLClient
+) -> None:
+    with_password = IMAP.replace("@imap", f":{quote(PASSWORD, safe='')}@imap")
+
+    status, page = create(admin, address="", imap_url=with_password)
+    mailbox_id, _ = created(admin, imap_url=with_password)
+
+    assert status == 400 and "Enter the address" in page
+    assert f'value="{IMAP}"' in page and "Type the password again" in page
+    assert PASSWORD not in html.unescape(page) and "%3Aw%2Frd" not in page
+    detail = admin.get(f"/settings/email/{mailbox_id}").text
+    assert "imaps://help%40example.com:***@imap.example.com/INBOX" in detail
+    assert listed(api)[0]["imapUrl"] == "imaps://help%40example.com:***@imap.example.com/INBOX"
+
+
+@pytest.fixture
+def listening_server(server: RunningServer) -> Iterator[RunningServer]:
+    """A server whose workers take mail over SMTP too, as `serve --smtp-port` starts them."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    running = RunningServer(
+        server.backend, server.database_url, smtp_listen=f"127.0.0.1:{port}"
+    ).start()
+    yield running
+    running.stop()
+
+
+def test_the_smtp_listener_and_the_mail_it_took_are_shown(
+    listening_server: RunningServer,
+) -> None:
+    workspace = make_workspace(listening_server)
+    admin = SettingsClient(listening_server.base_url).logged_in(
+        workspace.admin_email, workspace.admin_password
+    )
+    mailbox_id, _ = created(admin)
+    address = str(listed(workspace.client())[0]["address"])
+    listen = str(listening_server.settings.smtp_listen)
+
+    host, port = listen.split(":")
+    with smtplib.SMTP(host, int(port), timeout=30) as client:
+        client.sendmail("alice@customer.test", [address], mail(address))
+    listing = admin.get("/settings/email").text
+    detail = admin.get(f"/settings/email/{mailbox_id}").text
+
+    assert ">SMTP</span>" in listing and "runs no SMTP listener" not in listing
+    assert "by SMTP listener · 1 in all" in listing
+    assert f"on <code>{listen}</code>" in detail and "Listening" in detail
+    smtp_row = re.search(r'<tr data-door="smtp">.*?</tr>', detail, re.S)
+    assert smtp_row and "1 message" in smtp_row.group(0)
 
 
 # --- Who may ------------------------------------------------------------------------------
@@ -321,6 +403,8 @@ def test_editing_writes_the_imap_password_and_never_shows_it(
     ):
         assert PASSWORD not in page and PASSWORD.replace(":", "%3A") not in page
     assert kept.status_code == 303 and sealed_url(workspace, mailbox_id) == sealed
+    with_password = IMAP.replace("@imap", f":{quote(PASSWORD, safe='')}@imap")
+    assert opened_url(workspace, mailbox_id) == with_password
     assert retype.status_code == 400 and "Type the password again" in retype.text
     [node] = listed(api)
     assert node["address"] == address and node["name"] == "After" and node["acknowledge"]
@@ -330,6 +414,32 @@ def test_editing_writes_the_imap_password_and_never_shows_it(
     removed = admin.submit(path, path, {"address": address, "name": "After", "imap_url": ""})
     assert removed.status_code == 303
     assert listed(api)[0]["imapUrl"] is None and listed(api)[0]["acknowledge"] is False
+
+
+def test_the_recorded_imap_polling_is_shown(
+    admin: SettingsClient, workspace: WorkspaceFixture
+) -> None:
+    mailbox_id, _ = created(admin, imap_url=IMAP, imap_password=PASSWORD)
+    shown = "imaps://help%40example.com:***@imap.example.com/INBOX"
+    detail = f"/settings/email/{mailbox_id}"
+
+    waiting = admin.get(detail).text
+    set_imap_progress(
+        workspace, mailbox_id, imap_checkpoint_of=shown, imap_uid_validity=3, imap_last_uid=41
+    )
+    polled = admin.get("/settings/email").text
+    set_imap_progress(
+        workspace, mailbox_id, imap_lease_until=datetime.now(UTC) + timedelta(minutes=1)
+    )
+    polling = admin.get(detail).text
+    set_imap_progress(workspace, mailbox_id, imap_checkpoint_of="imaps://old@host/INBOX")
+    set_imap_progress(workspace, mailbox_id, imap_lease_until=None)
+    moved = admin.get(detail).text
+
+    assert "Nothing taken yet" in waiting
+    assert "Polled" in polled and "mail up to UID 41 taken" in polled
+    assert "Polling now" in polling
+    assert "Nothing taken yet" in moved  # a checkpoint of another URL is none
 
 
 def test_an_edit_to_a_taken_address_or_bad_input_changes_nothing(
