@@ -9,7 +9,9 @@ from collections.abc import Awaitable, Callable
 
 from starlette.responses import Response
 
+from supportdesk.auth.secret_box import SecretBox
 from supportdesk.domain import mailboxes
+from supportdesk.domain.changes import Keep
 from supportdesk.domain.errors import DomainError
 from supportdesk.domain.mailboxes.activity import mailbox_activity
 from supportdesk.domain.submissions import claim_submission, new_submission_token
@@ -76,6 +78,14 @@ async def new_mailbox_form(page: Page) -> Response:
     return _form_page(page, MailboxForm())
 
 
+async def _box_for(page: Page, imap_url: str | Keep) -> SecretBox | None:
+    """What seals a new IMAP URL (as GraphQL's mutations pass it: only when there is one
+    to seal, so a deployment without a server key manages mailboxes without IMAP)."""
+    if isinstance(imap_url, Keep) or not imap_url:
+        return None
+    return await page.web.server_key.secret_box()
+
+
 def _token_page(page: Page, made: mailboxes.MailboxWithToken, rotated: bool) -> Response:
     # The token exists only in this response: not in a URL, the session or a log.
     return page.render(
@@ -104,7 +114,7 @@ async def create_mailbox(page: Page) -> Response:
             page.db,
             page.actor,
             page.workspace_id,
-            await page.web.server_key.secret_box() if imap_url else None,
+            await _box_for(page, imap_url),
             address=form.address,
             name=form.name,
             acknowledge=form.acknowledge,
@@ -147,7 +157,7 @@ async def update_mailbox(page: Page, mailbox: mailboxes.Mailbox) -> Response:
             page.actor,
             page.workspace_id,
             mailbox.id,
-            await page.web.server_key.secret_box() if imap_url else None,
+            await _box_for(page, imap_url),
             address=form.address,
             name=form.name,
             acknowledge=form.acknowledge,
