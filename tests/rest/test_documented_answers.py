@@ -1,10 +1,12 @@
 """Each answer the REST interface gives, success and every failure, checked by schemathesis
 against the served document: a documented status code, content type, headers and body.
-(Generated requests rarely reach a 200, a 403, a 413, a 415 or a 429; these do.)"""
+(Generated requests rarely reach a 200, a 403, a 413, a 415 or a 429; these do.) The HTTP
+door of e-mail, POST /v1/inbound-email, is here too: its token is a mailbox's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import secrets
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.conftest import WorkspaceFixture, make_workspace
 from tests.factories import missing_id
+from tests.graphql.mailboxes.helpers import new_mailbox
 from tests.http.test_rate_limits import fresh_address
 from tests.rest.client import ISSUE
 from tests.servers import RunningServer
@@ -160,3 +163,75 @@ def test_a_spent_rate_limit_is_documented(throttled_server: RunningServer) -> No
     assert [a.status_code for a in failed_keys] == [401, 401, 429]
     conforms(throttled_server, "createIssue", answers[-1])
     conforms(throttled_server, "getIssue", failed_keys[-1])
+
+
+# --- POST /v1/inbound-email: a mailbox's token, raw mail -----------------------------------
+
+MAIL = {"Content-Type": "message/rfc822"}
+
+
+def raw_mail(address: str) -> bytes:
+    return (
+        f"From: Alice <alice@customer.test>\r\nTo: {address}\r\nSubject: Printer on fire\r\n"
+        f"Message-ID: <{secrets.token_hex(8)}@customer.test>\r\n\r\nIt is on fire.\r\n"
+    ).encode()
+
+
+def post_mail(url: str, body: bytes, **headers: str) -> requests.Response:
+    return requests.post(f"{url}/v1/inbound-email", data=body, headers=headers, timeout=30)
+
+
+def test_every_answer_of_receive_inbound_email_is_documented(
+    workspace: WorkspaceFixture,
+) -> None:
+    url = workspace.server.base_url
+    made = new_mailbox(workspace.client())
+    token, address = made["inboundToken"], made["mailbox"]["address"]
+    first = raw_mail(address)
+
+    answers = [
+        post_mail(url, first, **bearer(token), **MAIL),
+        post_mail(url, first, **bearer(token), **MAIL),
+        post_mail(url, b"not a mail at all", **bearer(token), **MAIL),
+        post_mail(url, b"", **bearer(token), **MAIL),
+        post_mail(url, first, **MAIL),
+        post_mail(url, first, **bearer(workspace.key), **MAIL),
+        requests.get(f"{url}/v1/inbound-email", headers=bearer(token), timeout=30),
+        post_mail(url, first, **bearer(token), **JSON),
+    ]
+
+    assert [a.status_code for a in answers] == [202, 200, 202, 400, 401, 401, 405, 415]
+    assert answers[1].json() == {**answers[0].json(), "duplicate": True}
+    assert answers[2].json()["status"] == "parked"
+    assert [a.json()["error"]["reason"] for a in answers[4:6]] == ["missing", "invalid"]
+    for response in answers:
+        conforms(workspace.server, "receiveInboundEmail", response)
+
+
+@pytest.fixture(scope="module")
+def small_mail_server(sqlite_url: str) -> Iterator[RunningServer]:
+    """Mail of at most 1 KiB, and 2 failed authentications a minute."""
+    running = RunningServer(
+        "sqlite", sqlite_url, email_max_bytes=1024, failed_auth_per_minute=2
+    ).start()
+    yield running
+    running.stop()
+
+
+def test_too_large_mail_and_guessed_tokens_are_documented(
+    small_mail_server: RunningServer,
+) -> None:
+    workspace = make_workspace(small_mail_server)
+    url = small_mail_server.base_url
+    made = new_mailbox(workspace.client())
+    token, address = made["inboundToken"], made["mailbox"]["address"]
+    guesser = {**bearer("mbt_" + "C" * 38), "X-Forwarded-For": fresh_address(), **MAIL}
+
+    too_large = post_mail(url, raw_mail(address) + b"x" * 2000, **bearer(token), **MAIL)
+    guesses = [post_mail(url, raw_mail(address), **guesser) for _ in range(3)]
+
+    assert too_large.status_code == 413
+    assert too_large.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+    assert [a.status_code for a in guesses] == [401, 401, 429]
+    for response in (too_large, *guesses):
+        conforms(small_mail_server, "receiveInboundEmail", response)

@@ -9,13 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from supportdesk import __version__
+from supportdesk.auth.inbound_tokens import TOKEN_PREFIX_LENGTH
 from supportdesk.auth.permissions import PERMISSIONS
+from supportdesk.config import Settings
 from supportdesk.domain.attachments import MAX_PER_MESSAGE
+from supportdesk.domain.email.pipeline import APPENDED, CREATED, IGNORED, PARKED
 from supportdesk.domain.idempotency import MAX_KEY_LENGTH, RETENTION
 from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
 from supportdesk.domain.issues.workflow import DEFAULT_PRIORITY, PRIORITIES, STATUSES
 from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from supportdesk.domain.validation import MAX_EMAIL
+from supportdesk.rest.inbound_email import MEDIA_TYPE as MAIL_MEDIA_TYPE
 from supportdesk.rest.schemas import IDEMPOTENCY_HEADER, INCLUDE_INTERNAL
 
 # Rules no JSON Schema keyword states cheaply (a `pattern` makes generating examples from
@@ -144,6 +148,39 @@ def _schemas() -> dict[str, Any]:
                 "download_url": {
                     "type": "string",
                     "description": "GET /v1/attachments/{id}/content on this server.",
+                },
+            },
+        },
+        "InboundEmailResult": {
+            "type": "object",
+            "required": ["id", "status", "issue_id", "message_id", "reason", "duplicate"],
+            "properties": {
+                "id": {"type": "string", "description": "The raw mail kept, e.g. inm_01JD…"},
+                "status": {
+                    "type": "string",
+                    "enum": [CREATED, APPENDED, IGNORED, PARKED],
+                    "description": f"`{CREATED}`: a new issue; `{APPENDED}`: it joined an "
+                    f"issue; `{IGNORED}`: the loop guard stopped it (mail a machine sent, or "
+                    f"our own come back); `{PARKED}`: it could not be read, and is kept raw for "
+                    "a person to look at.",
+                },
+                "issue_id": {
+                    "type": ["string", "null"],
+                    "description": "The issue it made or joined (iss_…); null when ignored or "
+                    "parked.",
+                },
+                "message_id": {
+                    "type": ["string", "null"],
+                    "description": "The issue's message it became (msg_…); null when none.",
+                },
+                "reason": {
+                    "type": ["string", "null"],
+                    "description": "Why it was ignored or parked, for people; may change.",
+                },
+                "duplicate": {
+                    "type": "boolean",
+                    "description": "True when the mailbox had this Message-ID already: the "
+                    "answer is the first one's, and nothing new was done.",
                 },
             },
         },
@@ -508,6 +545,67 @@ def _stream_events() -> dict[str, Any]:
     }
 
 
+_MAX_MAIL = Settings.model_fields["email_max_bytes"].default
+
+
+def _receive_inbound_email() -> dict[str, Any]:
+    result = {"application/json": {"schema": _ref("schemas", "InboundEmailResult")}}
+    return {
+        "operationId": "receiveInboundEmail",
+        "summary": "Deliver a raw e-mail to a mailbox",
+        "description": "The HTTP door of the e-mail channel (docs/email.md), for providers "
+        "that forward raw mail to a URL: the body is the message exactly as received (RFC "
+        "5322), and the Bearer is the mailbox's inbound token (`mbt_…`, shown once when the "
+        "mailbox is made or its token rotated; Settings → Email or GraphQL's "
+        "`createMailbox`), not an API key. The message goes through the same pipeline as "
+        "the SMTP listener's and IMAP's: it opens an issue or joins the one it answers. "
+        "Every message is kept raw, and one Message-ID is processed once per mailbox, so a "
+        "provider's retry is harmless. A refused token counts against the client's address "
+        "as a refused key does (429 past the limit). No rate limit per token.",
+        "security": [{"mailboxToken": []}],
+        "requestBody": {
+            "required": True,
+            "description": "The raw message, headers and body, as bytes. Not blank (only white "
+            "space answers 400); at most "
+            f"SUPPORTDESK_EMAIL_MAX_BYTES ({_MAX_MAIL:,} bytes by default).",
+            "content": {
+                MAIL_MEDIA_TYPE: {"schema": {"type": "string", "contentMediaType": MAIL_MEDIA_TYPE}}
+            },
+        },
+        "responses": {
+            "202": {
+                "description": "Taken: what became of it. A message that could not be read "
+                f"is `{PARKED}` and still answered 202 (it is for a person, not a retry).",
+                "headers": _headers_of("X-Request-Id"),
+                "content": result,
+            },
+            "200": {
+                "description": "The mailbox had this Message-ID already: the first answer's "
+                "fields, with `duplicate: true`.",
+                "headers": _headers_of("X-Request-Id"),
+                "content": result,
+            },
+            "400": _error("BAD_REQUEST: the body is empty."),
+            "401": _error(
+                "UNAUTHENTICATED: no token (`reason: missing`), or one that is no mailbox's "
+                "inbound token now (`reason: invalid`: unknown, rotated, or the mailbox "
+                "deleted). An API key is no inbound token.",
+                "WWW-Authenticate",
+            ),
+            "405": _ref("responses", "MethodNotAllowed"),
+            "413": _error(
+                "PAYLOAD_TOO_LARGE: the message is over SUPPORTDESK_EMAIL_MAX_BYTES; nothing "
+                "of it is kept."
+            ),
+            "415": _error(f"UNSUPPORTED_MEDIA_TYPE: send the raw mail as `{MAIL_MEDIA_TYPE}`."),
+            "429": _error(
+                "RATE_LIMITED: this address's failed authentications are spent.", "Retry-After"
+            ),
+            "500": _ref("responses", "InternalError"),
+        },
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -528,6 +626,7 @@ def openapi_document() -> dict[str, Any]:
                 "get": _download_attachment(),
             },
             "/v1/events/stream": {"get": _stream_events()},
+            "/v1/inbound-email": {"post": _receive_inbound_email()},
         },
         "security": [{"bearer": []}],
         "components": {
@@ -537,7 +636,14 @@ def openapi_document() -> dict[str, Any]:
                     "scheme": "bearer",
                     "description": "An API key: `svc_mk_…` (settings page or createApiKey) "
                     "or a legacy `svc_live_…`.",
-                }
+                },
+                "mailboxToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A mailbox's inbound token, `mbt_…` (its first "
+                    f"{TOKEN_PREFIX_LENGTH} characters are the mailbox's `tokenPrefix`): "
+                    "for POST /v1/inbound-email only.",
+                },
             },
             "schemas": _schemas(),
             "parameters": {

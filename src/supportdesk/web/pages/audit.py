@@ -1,5 +1,5 @@
-"""The audit log of keys, machine users, webhook endpoints and org admins: who did what,
-when, from where."""
+"""The audit log of keys, machine users, webhook endpoints, mailboxes and org admins: who
+did what, when, from where."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from supportdesk.domain.pagination import PageRequest
 from supportdesk.web.endpoint import Page, redirect
 
 PAGE_SIZE = 50
-TARGET_TYPES = ("ApiKey", "MachineUser", "Member", "WebhookEndpoint")
+TARGET_TYPES = ("ApiKey", "Mailbox", "MachineUser", "Member", "WebhookEndpoint")
 ACTIONS = {
     "api_key.created": "Key created",
     "api_key.revoked": "Key revoked",
@@ -20,6 +20,9 @@ ACTIONS = {
     "webhook_endpoint.created": "Webhook endpoint added",
     "webhook_endpoint.updated": "Webhook endpoint changed",
     "webhook_endpoint.deleted": "Webhook endpoint deleted",
+    "mailbox.created": "Mailbox added",
+    "mailbox.updated": "Mailbox changed",
+    "mailbox.deleted": "Mailbox deleted",
     "org_admin.created": "Person added",
     "member.created": "Member added",
     "member.updated": "Member changed",
