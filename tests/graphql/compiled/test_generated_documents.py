@@ -11,7 +11,7 @@ from tests.graphql.compiled.compare import Tally
 from tests.graphql.compiled.conftest import Differential
 from tests.graphql.compiled.generated import requests
 
-EXAMPLES = 1000
+EXAMPLES = 400
 
 
 def test_generated_documents_get_the_same_answer_both_ways(differential: Differential) -> None:
