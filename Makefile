@@ -93,8 +93,9 @@ test-tools:
 		else echo "missing:$$missing; the tests that need them skip (fail in CI)"; fi; \
 	fi
 
+# Two workers; tests/conftest.py keeps the modules that start processes on one of them.
 test: lint test-tools
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadgroup
 
 # GraphQL-over-HTTP conformance: graphql-http's audit suite (npm, into tools/node_modules)
 # against a fresh server with a Full-access key. Fails on any MUST failure or > 3 warnings.

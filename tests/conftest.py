@@ -36,6 +36,18 @@ BACKENDS = ["sqlite", "postgresql"]
 TEST_SECRET_KEY = secrets.token_urlsafe(32)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`make test` runs the suite on two workers (`-n 2 --dist loadgroup`). A module's tests
+    stay together, in order, on one worker: they share its fixtures as they do serially. The
+    modules that start `serve` processes or hold many connections form one group, so that two
+    of them never share the machine or PostgreSQL's default 100 connections."""
+    for item in items:
+        heavy = item.get_closest_marker("processes") or item.get_closest_marker("slow")
+        item.add_marker(
+            pytest.mark.xdist_group("processes" if heavy else item.nodeid.split("::")[0])
+        )
+
+
 def _unconfined_statements() -> list[str]:
     """Statements on tenant tables not confined to a workspace, run since the last call by
     the in-thread servers or by any subprocess the tests started (CLI, `serve`)."""

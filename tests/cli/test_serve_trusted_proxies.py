@@ -18,6 +18,9 @@ from tests.cli.runner import supportdesk
 from tests.processes import ServeProcess, command_env, run_cli
 from tests.web.settings_client import SettingsClient
 
+pytestmark = pytest.mark.processes
+
+
 FAILED_AUTH_LIMIT = 3
 LOGIN_FAILURES_PER_ADDRESS = 2
 

@@ -7,9 +7,13 @@ import json
 import smtplib
 from pathlib import Path
 
+import pytest
+
 from tests.client import GraphQLClient
 from tests.graphql.mailboxes.helpers import new_mailbox
 from tests.processes import ServeProcess, command_env, free_port, run_cli
+
+pytestmark = pytest.mark.processes
 
 
 def test_serve_takes_mail_on_its_smtp_port_with_two_workers(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ import pytest
 
 from tests.processes import ServeProcess, command_env, run_cli
 
+pytestmark = pytest.mark.processes
+
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[ServeProcess, str]]:

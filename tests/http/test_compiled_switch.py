@@ -16,6 +16,9 @@ from tests.graphql.issues.helpers import new_issue
 from tests.http.test_access_log import access_line
 from tests.processes import ServeProcess, command_env, run_cli
 
+pytestmark = pytest.mark.processes
+
+
 TWO_ROOTS = """query($id: ID!, $number: Int!) {
   issue(id: $id) { id subject requester { email } messages { totalCount edges { node { body } } } }
   again: issueByNumber(ticketNumber: $number) { __typename ticketNumber }

@@ -20,6 +20,9 @@ from tests.observability.scrape import Scrape, scrape, wait_for
 from tests.processes import ServeProcess, command_env, free_port, run_cli
 from tests.servers import create_postgres_database, drop_postgres_database
 
+pytestmark = pytest.mark.processes
+
+
 WORKERS = 4
 POOL_SIZE = 2
 LIMIT = "supportdesk_db_pool_max_connections"

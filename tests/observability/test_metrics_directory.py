@@ -10,10 +10,14 @@ import signal
 from pathlib import Path
 
 import httpx
+import pytest
 
 from supportdesk.db import Database
 from tests.observability.scrape import scrape, wait_for
 from tests.processes import ServeProcess, command_env, free_port, run_cli
+
+pytestmark = pytest.mark.processes
+
 
 POOL_SIZE = 3
 LIMIT = "supportdesk_db_pool_max_connections"

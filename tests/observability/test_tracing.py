@@ -30,6 +30,9 @@ from tests.observability.scrape import wait_for
 from tests.processes import ServeProcess, command_env, run_cli
 from tests.servers import RunningServer
 
+pytestmark = pytest.mark.processes
+
+
 CREATE = """mutation Create($input: CreateIssueInput!) {
   createIssue(input: $input) { issue { id subject } error { code } } }"""
 LOOKUP = "query Lookup($id: ID!) { issue(id: $id) { id subject } }"

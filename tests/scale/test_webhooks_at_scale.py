@@ -17,6 +17,9 @@ from tests.graphql.webhooks.helpers import CREATE as CREATE_ENDPOINT
 from tests.scale.conftest import RATE_LIMIT, Cluster
 from tests.scale.test_shared_guarantees import _create_issues, load_and_kill
 
+pytestmark = pytest.mark.processes
+
+
 EVENTS = """
 query($after: String) {
   events(first: 100, after: $after) {
