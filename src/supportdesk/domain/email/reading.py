@@ -12,12 +12,12 @@ import hashlib
 import mimetypes
 import re
 from dataclasses import dataclass, field
-from email import message_from_bytes, policy
+from email import message_from_bytes
 from email.header import decode_header, make_header
-from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 
+from supportdesk.domain.email.headers import POLICY
 from supportdesk.domain.email.html import html_to_text, sanitised_html
 
 MAX_PARTS = 500
@@ -26,34 +26,6 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _MESSAGE_ID = re.compile(r"<([^<>\s]{1,250})>")
 _ANGLE_ADDRESS = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>\s*$")
 _SIMPLE_ADDRESS = re.compile(r"\A[^@\s<>\"]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\Z")
-
-
-class _ParsedOnce(HeaderRegistry):
-    """The standard header registry, remembering what it parsed lately. `policy.default`
-    parses a header anew at every read: a part's Content-Type a dozen times or more while
-    the message is parsed and walked, a third of reading a message. A parsed header is an
-    immutable string, so one parse serves every read of the same name and value."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._parsed: dict[tuple[str, str], BaseHeader] = {}
-
-    def __call__(self, name: str, value: str) -> BaseHeader:
-        key = (name, value)
-        found = self._parsed.get(key)
-        if found is None:
-            found = super().__call__(name, value)
-            if len(value) <= _REMEMBERED_LENGTH:
-                if len(self._parsed) >= _REMEMBERED:
-                    self._parsed.clear()
-                self._parsed[key] = found
-        return found
-
-
-_REMEMBERED = 1024
-_REMEMBERED_LENGTH = 2000
-# policy.default, its headers parsed once (the registry's own classes, unchanged).
-POLICY = policy.default.clone(header_factory=_ParsedOnce())
 
 
 class UnreadableMail(Exception):
