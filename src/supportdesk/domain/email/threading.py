@@ -59,19 +59,21 @@ async def _by_token(
     return None
 
 
-# Built once: compiled once, its IN-list expanded for each message's ids.
-_ANSWERED = (
-    select(message_emails.c.message_key, messages.c.issue_id)
-    .join(
-        messages,
-        (messages.c.workspace_id == message_emails.c.workspace_id)
-        & (messages.c.id == message_emails.c.id),
-    )
+# Built once: compiled once, its IN-list expanded for each message's ids. It starts from the
+# ids (ix_message_emails_key) and looks each one's message up by key: as a join, SQLite's
+# planner (no statistics) went through every message of the workspace instead, a cost that
+# grew with the workspace (5.8 to 9 ms a message over 6,000 messages in the bench).
+_ISSUE_OF_MESSAGE = (
+    select(messages.c.issue_id)
     .where(
-        message_emails.c.workspace_id == bindparam("workspace_id"),
         messages.c.workspace_id == bindparam("workspace_id"),
-        message_emails.c.message_key.in_(bindparam("keys", expanding=True)),
+        messages.c.id == message_emails.c.id,
     )
+    .scalar_subquery()
+)
+_ANSWERED = select(message_emails.c.message_key, _ISSUE_OF_MESSAGE).where(
+    message_emails.c.workspace_id == bindparam("workspace_id"),
+    message_emails.c.message_key.in_(bindparam("keys", expanding=True)),
 )
 
 
@@ -81,9 +83,8 @@ async def _by_headers(
     if not answers:
         return None
     parameters = {"workspace_id": workspace_id, "keys": list(answers)}
-    found = {
-        str(key): str(issue_id) for key, issue_id in await connection.rows(_ANSWERED, parameters)
-    }
+    rows = await connection.rows(_ANSWERED, parameters)
+    found = {str(key): str(issue_id) for key, issue_id in rows if issue_id is not None}
     # The nearest ancestor first: In-Reply-To, then References from the newest.
     for key in answers:
         if key in found:
