@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from dataclasses import replace
 
 from bench.run import Options, run
@@ -143,7 +144,11 @@ def main(argv: list[str]) -> int:
         wrk = ensure_wrk()
         inbound = {backend: inbound_mail(backend, asked) for backend in asked.backends}
         replies = {backend: reply_mail(backend, asked, wrk) for backend in asked.backends}
-        print(json.dumps({"mail": inbound, "reply_mail": replies}, indent=2))
+        figures = json.dumps({"mail": inbound, "reply_mail": replies}, indent=2)
+        options.output.mkdir(parents=True, exist_ok=True)
+        path = options.output / f"mail-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+        path.write_text(figures)
+        print(f"{figures}\nJSON  {path}")
         print("\n".join(
             mail_lines({b: f for b, f in inbound.items() if f})
             + reply_mail_lines({b: f for b, f in replies.items() if f})
