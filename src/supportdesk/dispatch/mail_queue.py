@@ -10,6 +10,7 @@ knows them by `WHERE email_outbox.next_attempt_at <=`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -248,13 +249,17 @@ _EMAIL_SENT = (
 )
 
 
-async def sent(db: Database, mail: DueMail, at: datetime) -> None:
+async def sent(db: Database, delivered: Sequence[tuple[DueMail, datetime]]) -> None:
+    """Record mails the server took (each with when), in one transaction: the dispatcher
+    records a batch's at once, as it takes them at once."""
+    if not delivered:
+        return
     async with db.transaction() as connection:
-        done = await connection.execute(_SETTLE_SENT, {**_held(mail), "attempted_at": at})
-        if done.rowcount and mail.message_id is not None:
-            await connection.execute(
-                _EMAIL_SENT, {"in_workspace": mail.workspace_id, "the_message": mail.message_id}
-            )
+        for mail, at in delivered:
+            done = await connection.execute(_SETTLE_SENT, {**_held(mail), "attempted_at": at})
+            if done.rowcount and mail.message_id is not None:
+                parameters = {"in_workspace": mail.workspace_id, "the_message": mail.message_id}
+                await connection.write(_EMAIL_SENT, parameters)
 
 
 async def retry(db: Database, mail: DueMail, at: datetime, wait: float, error: str) -> None:
