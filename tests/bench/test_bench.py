@@ -543,11 +543,11 @@ def test_a_reply_of_the_mail_scenario_joins_its_issue_with_its_quote_trimmed(
 def test_the_reply_mail_scenario_mails_the_replies_of_one_workspace_only(
     server: RunningServer,
 ) -> None:
-    spaces = asyncio.run(outbound.prepare(server.database_url))
+    spaces = asyncio.run(outbound.prepare(server.database_url, issues=3))
 
     for name in ("ours", outbound.WITH_MAIL):
         requests = spaces.requests[name]
-        assert len(requests.bodies) == outbound.ISSUES
+        assert len(requests.bodies) == 3
         for body in requests.bodies[:2]:
             answer = httpx.post(
                 f"{server.base_url}/graphql", content=body, headers=requests.headers
