@@ -3,12 +3,16 @@
 `python -m bench instructions [--only issue,...] [--record]` and
 `python -m bench compare --against REV` (a webhook delivery's cost here and in REV) and
 `python -m bench attachments` (a 1 MB file up and down, in MB/s, beside a plain copy) and
-`python -m bench stream` (2,000 live event streams on one worker)."""
+`python -m bench stream` (2,000 live event streams on one worker) and
+`python -m bench mail` (mail per second through the SMTP listener, and replyToIssue with
+its reply sent by mail vs without)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from dataclasses import replace
 
 from bench.run import Options, run
@@ -20,7 +24,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "command",
         nargs="?",
         default="run",
-        choices=["run", "profile", "instructions", "split", "compare", "attachments", "stream"],
+        choices=[
+            "run",
+            "profile",
+            "instructions",
+            "split",
+            "compare",
+            "attachments",
+            "stream",
+            "mail",
+        ],
     )
     parser.add_argument(
         "--quick", action="store_true", help="one round, fewer scenarios, no 100k workspace"
@@ -121,6 +134,25 @@ def main(argv: list[str]) -> int:
         from bench.stream import stream
 
         stream(options)
+        return 0
+    if args.command == "mail":
+        from bench.report import mail_lines, reply_mail_lines
+        from bench.run import inbound_mail, reply_mail
+        from bench.tools import ensure_wrk
+
+        asked = replace(options, only=options.only or ("mail-inbound", "replyToIssue-email"))
+        wrk = ensure_wrk()
+        inbound = {backend: inbound_mail(backend, asked) for backend in asked.backends}
+        replies = {backend: reply_mail(backend, asked, wrk) for backend in asked.backends}
+        figures = json.dumps({"mail": inbound, "reply_mail": replies}, indent=2)
+        options.output.mkdir(parents=True, exist_ok=True)
+        path = options.output / f"mail-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+        path.write_text(figures)
+        print(f"{figures}\nJSON  {path}")
+        print("\n".join(
+            mail_lines({b: f for b, f in inbound.items() if f})
+            + reply_mail_lines({b: f for b, f in replies.items() if f})
+        ))  # fmt: skip
         return 0
     if args.command == "profile":
         from bench.profile import profile

@@ -23,6 +23,10 @@ WEBHOOK_SCENARIO = "createIssue-webhook"
 # CONTRACT §11 and the issue's targets: one endpoint keeps >= 0.9x of createIssue's
 # throughput; the first attempt leaves within 1 s of the commit (p95).
 WEBHOOK_THROUGHPUT_TARGET = 0.9
+# Mail taken through the SMTP listener, per serve worker and second.
+MAIL_TARGET = 100
+# replyToIssue's throughput with the reply sent by mail, of that without.
+REPLY_MAIL_TARGET = 0.9
 WEBHOOK_P95_TARGET_MS = 1000.0
 BACKEND_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
@@ -362,7 +366,54 @@ def table(result: dict[str, Any]) -> str:
             f"{check['throughput_ratio']:.2f}×, CPU per request {check['cpu_ratio']:.2f}×"
         )
     lines += webhook_lines(result.get("webhooks", {}))
+    lines += mail_lines(result.get("mail", {}))
+    lines += reply_mail_lines(result.get("reply_mail", {}))
     return "\n".join(lines)
+
+
+def reply_mail_lines(replies: dict[str, dict[str, Any]]) -> list[str]:
+    """replyToIssue with mail on vs off (bench/outbound.py), one line per backend."""
+    lines = []
+    for backend, entry in replies.items():
+        verdict = "meets" if entry["meets_target"] else "MISSES"
+        mail = ", ".join(f"{count:,} {status}" for status, count in sorted(entry["mail"].items()))
+        lines.append(
+            f"{BACKEND_NAMES.get(backend, backend)}: replyToIssue with mail vs without: "
+            f"throughput {_number(entry['ratio'], 2, '×')} ({_number(entry['rps_with'])} vs "
+            f"{_number(entry['rps_without'])} req/s over {entry['rounds']} rounds; {verdict} "
+            f"the {REPLY_MAIL_TARGET}× target), server CPU per request "
+            f"{_number(entry['cpu_us_per_request_with'])} vs "
+            f"{_number(entry['cpu_us_per_request_without'])} µs; "
+            f"{_number(entry['mail_per_reply'], 2)} mails sent per reply ({mail}), at most "
+            f"{entry['most_pending_when_load_stopped']:,} pending when wrk stopped"
+            + (f"; {entry['errors']} ERRORS" if entry["errors"] else "")
+        )
+    return lines
+
+
+def mail_lines(mail: dict[str, dict[str, Any]]) -> list[str]:
+    """The inbound mail figures (bench/inbound.py), one line per backend."""
+    lines = []
+    for backend, entry in mail.items():
+        per_worker = (entry["messages_per_second"] or 0) / entry["workers"]
+        verdict = "meets" if per_worker >= MAIL_TARGET else "MISSES"
+        ended = ", ".join(
+            f"{count:,} {status}" for status, count in sorted(entry["statuses"].items())
+        )
+        lines.append(
+            f"{BACKEND_NAMES.get(backend, backend)}: mail in over SMTP ({entry['connections']} "
+            f"connections, {entry['message_bytes']:,}-byte messages): "
+            f"{_number(per_worker)} a second per worker ({verdict} the {MAIL_TARGET}/s target), "
+            f"{_number(entry['server_cpu_us_per_message'])} µs server CPU per message"
+            + (
+                f", {_number(entry['postgres_cpu_us_per_message'])} µs PostgreSQL CPU"
+                if entry.get("postgres_cpu_us_per_message") is not None
+                else ""
+            )
+            + f", p50 {_number(entry['p50_ms'], 0, ' ms')}; kept: {ended}"
+            + (f"; {entry['failed']} REFUSED" if entry["failed"] else "")
+        )
+    return lines
 
 
 def webhook_lines(webhooks: dict[str, dict[str, Any]]) -> list[str]:

@@ -17,7 +17,7 @@ import asyncpg
 import httpx
 import orjson
 
-from bench import inbox, report, seed, tools, webhooks
+from bench import inbound, inbox, outbound, report, seed, tools, webhooks
 from bench.load import (
     ROUND_SECONDS,
     WARM_UP_SECONDS,
@@ -60,6 +60,8 @@ QUICK_SCENARIOS = (
     "inbox-queue-1k",
     "inbox-queue-10k",
     "inbox-issue",
+    "mail-inbound",
+    "replyToIssue-email",
 )
 
 
@@ -469,6 +471,45 @@ def webhook_latency(
     return hooks.result()
 
 
+def inbound_mail(backend: str, options: Options) -> dict[str, Any] | None:
+    """Mail per second through the SMTP listener (bench/inbound.py), when asked."""
+    if not options.wants(inbound.SCENARIO):
+        return None
+    url = options.database_url(backend)
+    if backend == "postgresql":
+        asyncio.run(ensure_postgres_database(url))
+    print(f"\n== {backend}: {inbound.SCENARIO}")
+    return inbound.measure(
+        backend,
+        url,
+        options.output / "logs" / backend,
+        rounds=options.rounds,
+        seconds=options.seconds,
+        warmup=options.warmup,
+    )
+
+
+def reply_mail(backend: str, options: Options, wrk: str) -> dict[str, Any] | None:
+    """replyToIssue with mail on vs off (bench/outbound.py), when asked."""
+    if not options.wants(outbound.SCENARIO):
+        return None
+    url = options.database_url(backend)
+    if backend == "postgresql":
+        asyncio.run(ensure_postgres_database(url))
+    print(f"\n== {backend}: {outbound.SCENARIO}")
+    return outbound.measure(
+        backend,
+        url,
+        options.output / "logs" / backend,
+        wrk=wrk,
+        rounds=options.rounds,
+        seconds=options.seconds,
+        warmup=options.warmup,
+        connections=options.connections,
+        workers=options.workers,
+    )
+
+
 def load_average() -> list[float]:
     return [round(load, 2) for load in os.getloadavg()]
 
@@ -510,6 +551,8 @@ def run(options: Options) -> dict[str, Any]:
         "workers": options.workers,
         "webhook_rates": list(options.webhook_rates),
     }
+    mail = {backend: inbound_mail(backend, options) for backend in options.backends}
+    replies = {backend: reply_mail(backend, options, wrk) for backend in options.backends}
     files = None
     if options.wants("attachments"):
         from bench.attachments import measure as measure_attachments
@@ -523,6 +566,12 @@ def run(options: Options) -> dict[str, Any]:
     result = report.build(
         measurements, machine(load_at_start), settings, time.monotonic() - started, webhooks=hooks
     )
+    mail = {backend: figures for backend, figures in mail.items() if figures is not None}
+    if mail:
+        result["mail"] = mail
+    replies = {backend: figures for backend, figures in replies.items() if figures is not None}
+    if replies:
+        result["reply_mail"] = replies
     if files is not None:
         result["attachments"] = files
     if streams is not None:

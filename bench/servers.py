@@ -213,12 +213,16 @@ def ours(
     metrics: bool = False,
     dispatch: bool = True,
     name: str | None = None,
+    smtp_port: int | None = None,
 ) -> Server:
     """Ours; with `metrics`, recording Prometheus metrics as an operator would run it;
-    `dispatch` is whether serve starts its dispatcher process (it does by default)."""
+    `dispatch` is whether serve starts its dispatcher process (it does by default);
+    `smtp_port`, where its workers take mail (`serve --smtp-port`)."""
     port = free_port()
     command = [_supportdesk(), "serve", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--workers", str(workers), "--database-url", database_url]
+    if smtp_port is not None:
+        command += ["--smtp-port", str(smtp_port)]
     env = {**bench_env(), **webhook_env(dispatch)}
     if metrics:
         env["SUPPORTDESK_METRICS"] = "true"

@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import re
+import smtplib
 import socket
 import subprocess
 import sys
@@ -21,17 +22,18 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from bench import compare, inbox, report, webhooks
+from bench import compare, inbound, inbox, mail, outbound, report, webhooks
 from bench.compare import Run
 from bench.floor import FloorApp
 from bench.load import Measurement
 from bench.run import Options, in_turn, prepare, scenarios_for, verify
 from bench.scenarios import WITH_ENDPOINT, Scenario
-from bench.seed import Plan, WorkspaceSpec
+from bench.seed import Plan, WorkspaceSpec, fetch
 from bench.servers import ROOT, bench_env, receiver
 
 from supportdesk.auth.secret_box import new_server_key
 from supportdesk.auth.server_key import ServerKey
+from supportdesk.smtp.listener import SmtpListener
 from tests.conftest import BACKENDS
 from tests.servers import IN_CI, RunningServer, create_postgres_database, drop_postgres_database
 
@@ -543,3 +545,69 @@ def test_the_commit_compared_is_checked_out_apart_and_removed_after() -> None:
         compare.worktree("no-such-commit"),
     ):
         pass
+
+
+def test_the_mail_scenario_files_every_message_it_sends(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    figures = inbound.measure(
+        server.backend, server.database_url, tmp_path, rounds=1, seconds=1, warmup=0, connections=3
+    )
+
+    (run,) = figures["rounds"]
+    assert run["failed"] == figures["failed"] == 0
+    assert run["messages"] > 0 and run["cpu_us_per_message"] > 0
+    # Each message kept and filed: the even ones of a sender open an issue, the odd ones
+    # join it by their In-Reply-To; none parked, none taken for a machine's.
+    assert set(figures["statuses"]) <= {"created", "appended"}
+    assert sum(figures["statuses"].values()) == run["messages"]
+    assert figures["statuses"]["created"] - figures["statuses"].get("appended", 0) in (0, 1, 2, 3)
+    assert figures["message_bytes"] > 20_000
+    (line,) = report.mail_lines({server.backend: figures})
+    assert "a second per worker" in line and "REFUSED" not in line
+
+
+def test_a_reply_of_the_mail_scenario_joins_its_issue_with_its_quote_trimmed(
+    server: RunningServer,
+) -> None:
+    mailbox = asyncio.run(inbound.new_mailbox(server.database_url))
+    listener = SmtpListener(server.app.state.mail, "127.0.0.1:0")
+    server.call(listener.start())
+    try:
+        for n in (0, 1):
+            raw = mail.message(mailbox.address, 7, n, "trimmed")
+            with smtplib.SMTP("127.0.0.1", listener.port, timeout=30) as client:
+                client.sendmail("customer7@example.com", [mailbox.address], raw)
+    finally:
+        server.call(listener.stop())
+
+    rows = asyncio.run(
+        fetch(
+            server.database_url,
+            "SELECT issue_id, body FROM messages WHERE workspace_id = $1 ORDER BY id",
+            mailbox.workspace_id,
+        )
+    )
+    assert len(rows) == 2 and rows[0][0] == rows[1][0]  # one issue, two messages
+    assert rows[1][1].startswith("Thanks for the quick answer.")
+    assert "wrote:" not in rows[1][1] and len(rows[1][1]) < 400
+
+
+def test_the_reply_mail_scenario_mails_the_replies_of_one_workspace_only(
+    server: RunningServer,
+) -> None:
+    spaces = asyncio.run(outbound.prepare(server.database_url, issues=3))
+
+    for name in ("ours", outbound.WITH_MAIL):
+        requests = spaces.requests[name]
+        assert len(requests.bodies) == 3
+        for body in requests.bodies[:2]:
+            answer = httpx.post(
+                f"{server.base_url}/graphql", content=body, headers=requests.headers
+            ).json()
+            assert answer["data"]["replyToIssue"]["error"] is None
+    # The test server sends no mail: the two replies' mail waits in the outbox.
+    assert asyncio.run(outbound.mail_counts(server.database_url, spaces.with_mail)) == {
+        "pending": 2
+    }
+    assert asyncio.run(outbound.mail_counts(server.database_url, spaces.without_mail)) == {}

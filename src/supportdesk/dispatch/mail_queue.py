@@ -10,6 +10,7 @@ knows them by `WHERE email_outbox.next_attempt_at <=`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -228,20 +229,37 @@ _SETTLE = update(email_outbox).where(
 )
 
 
-async def sent(db: Database, mail: DueMail, at: datetime) -> None:
+# A sent mail's two updates, built once (so compiled once): every mail that goes out runs them.
+_SETTLE_SENT = _SETTLE.values(
+    status=outbox.SENT,
+    attempts=email_outbox.c.attempts + 1,
+    last_attempt_at=bindparam("attempted_at"),
+    lease_until=None,
+    last_error=None,
+)
+_EMAIL_SENT = (
+    update(message_emails)
+    .where(
+        message_emails.c.workspace_id == bindparam("in_workspace"),
+        message_emails.c.id == bindparam("the_message"),
+        # A bounce that came first stands.
+        message_emails.c.status == literal_column(f"'{outbox.QUEUED}'"),
+    )
+    .values(status=outbox.SENT, error=None)
+)
+
+
+async def sent(db: Database, delivered: Sequence[tuple[DueMail, datetime]]) -> None:
+    """Record mails the server took (each with when), in one transaction: the dispatcher
+    records a batch's at once, as it takes them at once."""
+    if not delivered:
+        return
     async with db.transaction() as connection:
-        done = await connection.execute(
-            _SETTLE.values(
-                status=outbox.SENT,
-                attempts=email_outbox.c.attempts + 1,
-                last_attempt_at=at,
-                lease_until=None,
-                last_error=None,
-            ),
-            _held(mail),
-        )
-        if done.rowcount and mail.message_id is not None:
-            await _set_email(connection, mail, outbox.SENT, None, only_queued=True)
+        for mail, at in delivered:
+            done = await connection.execute(_SETTLE_SENT, {**_held(mail), "attempted_at": at})
+            if done.rowcount and mail.message_id is not None:
+                parameters = {"in_workspace": mail.workspace_id, "the_message": mail.message_id}
+                await connection.write(_EMAIL_SENT, parameters)
 
 
 async def retry(db: Database, mail: DueMail, at: datetime, wait: float, error: str) -> None:
@@ -279,17 +297,14 @@ async def failed(db: Database, mail: DueMail, at: datetime, error: str) -> None:
         await _note_failure(connection, mail, error)
 
 
-async def _set_email(
-    connection: Connection, mail: DueMail, status: str, error: str | None, only_queued: bool = False
-) -> None:
-    condition = [
-        message_emails.c.workspace_id == mail.workspace_id,
-        message_emails.c.id == mail.message_id,
-    ]
-    if only_queued:  # a bounce that came first stands
-        condition.append(message_emails.c.status == outbox.QUEUED)
+async def _set_email(connection: Connection, mail: DueMail, status: str, error: str | None) -> None:
     await connection.execute(
-        update(message_emails).where(*condition).values(status=status, error=error)
+        update(message_emails)
+        .where(
+            message_emails.c.workspace_id == mail.workspace_id,
+            message_emails.c.id == mail.message_id,
+        )
+        .values(status=status, error=error)
     )
 
 

@@ -2,9 +2,10 @@
 
 It looks at the outbox every POLL_SECONDS, leases what is due, builds each mail
 (composing.py), hands it to `SUPPORTDESK_SMTP_URL` with aiosmtplib, and records the
-outcome. A server that answers 4xx, or cannot be reached, gets the mail again on the
-webhooks' retry schedule (`SUPPORTDESK_WEBHOOK_RETRY_SCHEDULE`); a 5xx fails it for good:
-`Message.email.status` becomes `failed`, an internal note tells the agents and the event
+outcome (a batch's delivered mails in one transaction). A server that answers 4xx, or
+cannot be reached, gets the mail again on the webhooks' retry schedule
+(`SUPPORTDESK_WEBHOOK_RETRY_SCHEDULE`); a 5xx fails it for good: `Message.email.status`
+becomes `failed`, an internal note tells the agents and the event
 `message.email_failed` tells integrations. The SMTP URL's password is never logged.
 """
 
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from email.message import EmailMessage
 
 import aiosmtplib
@@ -107,14 +109,30 @@ class Mailer:
             try:
                 taken = await mail_queue.take(self._db, now(), BATCH)
                 if taken:
-                    await asyncio.gather(*(self._attempt(mail) for mail in taken))
+                    sent_at = await asyncio.gather(*(self._attempt(mail) for mail in taken))
+                    await self._record_sent(list(zip(taken, sent_at, strict=True)))
                     continue
             except Exception:
                 logger.exception("Taking mail from the outbox failed; trying again shortly.")
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
             await asyncio.sleep(self._poll_seconds)
 
-    async def _attempt(self, mail: mail_queue.DueMail) -> None:
+    async def _record_sent(
+        self, attempts: list[tuple[mail_queue.DueMail, datetime | None]]
+    ) -> None:
+        """The batch's delivered mails, recorded in one transaction."""
+        delivered = [(mail, at) for mail, at in attempts if at is not None]
+        try:
+            await mail_queue.sent(self._db, delivered)
+        except Exception:
+            logger.exception(
+                "Recording sent mail failed; it is sent again when its lease runs out.",
+                extra={"fields": {"mails": [mail.id for mail, _ in delivered]}},
+            )
+
+    async def _attempt(self, mail: mail_queue.DueMail) -> datetime | None:
+        """One try at sending; when the server took the mail, when (recorded by the caller
+        with the rest of the batch)."""
         try:
             # The envelope's sender is the reply address too: a bounce comes back to it and
             # joins the issue by its token, whatever the report's headers say.
@@ -123,8 +141,7 @@ class Mailer:
             answer = await self._send(built.as_bytes(), reply_to, mail.recipient)
             at = now()
             if answer.delivered:
-                await mail_queue.sent(self._db, mail, at)
-                return
+                return at
             error = answer.error or "not delivered"
             wait = None if answer.permanent else scheduled_wait(mail.attempts + 1, self._schedule)
             fields = {"mail": mail.id, "attempt": mail.attempts + 1, "error": error}
@@ -139,6 +156,7 @@ class Mailer:
                 "A mail attempt failed unexpectedly; it is retried when its lease runs out.",
                 extra={"fields": {"mail": mail.id}},
             )
+        return None
 
     async def _build(self, mail: mail_queue.DueMail, reply_to: str) -> EmailMessage:
         said = await mail_queue.content(self._db, mail)

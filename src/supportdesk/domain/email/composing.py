@@ -1,7 +1,7 @@
-"""The mail the dispatcher sends, built with the standard library (`policy.default`): every
-header is set through the header registry, which refuses a line break in a value, and the
-values that come from people (names, subjects) are made one line first, so no header can
-be smuggled in (docs/email.md)."""
+"""The mail the dispatcher sends, built with the standard library (`policy.default`, its
+headers parsed once: headers.py): every header is set through the header registry, which
+refuses a line break in a value, and the values that come from people (names, subjects) are
+made one line first, so no header can be smuggled in (docs/email.md)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from email import policy
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime
+
+from supportdesk.domain.email.headers import POLICY
 
 # Mail a machine sent on its own, never in answer to a person's act (RFC 3834).
 AUTO_REPLIED = "auto-replied"
@@ -70,7 +71,7 @@ def _references(thread: Sequence[str]) -> list[str]:
 
 
 def compose(mail: Outgoing) -> EmailMessage:
-    message = EmailMessage(policy=policy.default)
+    message = EmailMessage(policy=POLICY)
     message["From"] = _address(mail.sender_name, mail.sender_address)
     message["To"] = mail.recipient
     message["Reply-To"] = _address(mail.sender_name, mail.reply_to)

@@ -53,7 +53,9 @@ async def record_message_email(
     values = {
         column.name: getattr(email, field) for column, field in zip(_COLUMNS, _FIELDS, strict=True)
     }
-    await connection.execute(insert(message_emails).values(workspace_id=workspace_id, **values))
+    # One statement built once (compiled once per set of columns), sent with the
+    # transaction's next statement on PostgreSQL.
+    await connection.write(_INSERT, {"workspace_id": workspace_id, **values})
 
 
 _FIELDS = tuple(MessageEmail.__dataclass_fields__)

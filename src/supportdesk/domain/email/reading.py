@@ -12,11 +12,12 @@ import hashlib
 import mimetypes
 import re
 from dataclasses import dataclass, field
-from email import message_from_bytes, policy
+from email import message_from_bytes
 from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 
+from supportdesk.domain.email.headers import POLICY
 from supportdesk.domain.email.html import html_to_text, sanitised_html
 
 MAX_PARTS = 500
@@ -284,7 +285,7 @@ def read_mail(raw: bytes) -> ReadMail:
 
 
 def _read(raw: bytes) -> ReadMail:
-    mail = message_from_bytes(raw, policy=policy.default)
+    mail = message_from_bytes(raw, policy=POLICY)
     if not isinstance(mail, EmailMessage) or not mail.keys():
         raise UnreadableMail("no headers")
     _count_parts(mail)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import issues, message_emails, messages
@@ -59,25 +59,32 @@ async def _by_token(
     return None
 
 
+# Built once: compiled once, its IN-list expanded for each message's ids. It starts from the
+# ids (ix_message_emails_key) and looks each one's message up by key: as a join, SQLite's
+# planner (no statistics) went through every message of the workspace instead, a cost that
+# grew with the workspace (5.8 to 9 ms a message over 6,000 messages in the bench).
+_ISSUE_OF_MESSAGE = (
+    select(messages.c.issue_id)
+    .where(
+        messages.c.workspace_id == bindparam("workspace_id"),
+        messages.c.id == message_emails.c.id,
+    )
+    .scalar_subquery()
+)
+_ANSWERED = select(message_emails.c.message_key, _ISSUE_OF_MESSAGE).where(
+    message_emails.c.workspace_id == bindparam("workspace_id"),
+    message_emails.c.message_key.in_(bindparam("keys", expanding=True)),
+)
+
+
 async def _by_headers(
     connection: Connection, workspace_id: str, answers: Sequence[str]
 ) -> Issue | None:
     if not answers:
         return None
-    query = (
-        select(message_emails.c.message_key, messages.c.issue_id)
-        .join(
-            messages,
-            (messages.c.workspace_id == message_emails.c.workspace_id)
-            & (messages.c.id == message_emails.c.id),
-        )
-        .where(
-            message_emails.c.workspace_id == workspace_id,
-            messages.c.workspace_id == workspace_id,
-            message_emails.c.message_key.in_(list(answers)),
-        )
-    )
-    found = {str(key): str(issue_id) for key, issue_id in await connection.execute(query)}
+    parameters = {"workspace_id": workspace_id, "keys": list(answers)}
+    rows = await connection.rows(_ANSWERED, parameters)
+    found = {str(key): str(issue_id) for key, issue_id in rows if issue_id is not None}
     # The nearest ancestor first: In-Reply-To, then References from the newest.
     for key in answers:
         if key in found:

@@ -1,0 +1,248 @@
+"""`replyToIssue-email`: what sending replies by e-mail costs a warm server. The same `serve`
+(its dispatcher role on, `SUPPORTDESK_SMTP_URL` at a local SMTP sink that takes and drops
+every message: aiosmtpd's own Sink handler, in a process of its own) answers replyToIssue
+in two workspaces in alternating rounds:
+
+- "ours": issues opened over the API, in a workspace without a mailbox: no mail;
+- "ours+mail": issues opened by mail (through the pipeline, as the SMTP listener files
+  them) in a workspace with a mailbox: every reply writes an outbox row in its own
+  transaction, and the dispatcher sends it.
+
+After each run the bench waits until no mail is pending, so no run pays for another's."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import statistics
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bench import seed
+from bench.inbound import new_mailbox
+from bench.load import Driver, LoadSettings, Measurement
+from bench.mail import message
+from bench.scenarios import REPLY_TO_ISSUE, Requests, body
+from bench.servers import Server, bench_env, free_port, ours
+from supportdesk.auth.server_key import ServerKey
+from supportdesk.config import Settings, normalise_database_url
+from supportdesk.db import Database
+from supportdesk.domain import audit
+from supportdesk.domain.email.intake import MailIntake
+from supportdesk.domain.issues import NewIssue, create_issue
+from supportdesk.domain.mailboxes.queries import mailbox_for_recipient
+from supportdesk.domain.workspaces import init_workspace
+from supportdesk.storage.location import storage_for
+
+SCENARIO = "replyToIssue-email"
+WITH_MAIL = "ours+mail"
+# Enough issues that a thread stays short over the rounds (a reply's cost grows with its
+# thread: the search row it appends to, the References chain the mail carries).
+ISSUES = 1000
+TARGET = 0.9
+REPLY = "Thanks, we are looking into it and will write again within the day."
+
+
+@dataclass(frozen=True)
+class Workspaces:
+    without_mail: str
+    with_mail: str
+    requests: dict[str, Requests]
+
+
+async def _opened_by_mail(url: str, issues: int) -> tuple[str, list[str]]:
+    """A workspace with a mailbox, and `issues` issues opened by mail to it."""
+    mailbox = await new_mailbox(url)
+    database = Database(normalise_database_url(url), pool_size=1)
+    key = bench_env()["SUPPORTDESK_SECRET_KEY"]
+    settings = Settings(database_url=url, secret_key=key)
+    intake = MailIntake(database, ServerKey(key, database), storage_for(settings), 10**7, 10**7)
+    try:
+        found = await mailbox_for_recipient(database, mailbox.address)
+        assert found is not None
+        run = f"reply{time.time_ns()}"
+        issue_ids = []
+        for n in range(issues):
+            raw = message(mailbox.address, n, 0, run)
+            taken = await intake.receive(found, raw, "smtp", [mailbox.address])
+            assert taken.issue_id is not None, taken
+            issue_ids.append(taken.issue_id)
+    finally:
+        await database.dispose()
+    return mailbox.workspace_id, issue_ids
+
+
+async def _opened_by_api(url: str, issues: int) -> tuple[str, list[str]]:
+    """A workspace without a mailbox, and `issues` issues opened as createIssue does."""
+    database = Database(normalise_database_url(url), pool_size=1)
+    try:
+        made = await init_workspace(database, f"bench-reply-{time.time_ns()}", "b@example.com")
+        issue_ids = []
+        for n in range(issues):
+            new = NewIssue(
+                "Invoice exported twice", "The export shows the refunded charge.",
+                f"customer{n}@customer{n % 50}.example.com", f"Customer {n}",
+            )  # fmt: skip
+            issue = await create_issue(database, audit.CLI_ACTOR, made.workspace.id, new)
+            issue_ids.append(issue.id)
+    finally:
+        await database.dispose()
+    return made.workspace.id, issue_ids
+
+
+def _replies(issue_ids: list[str], key: str) -> Requests:
+    return Requests(
+        [
+            body(REPLY_TO_ISSUE, "ReplyToIssue", {"input": {"issueId": issue_id, "body": REPLY}})
+            for issue_id in issue_ids
+        ],
+        f"Bearer {key}",
+    )
+
+
+async def prepare(url: str, issues: int = ISSUES) -> Workspaces:
+    with_mail, mailed_ids = await _opened_by_mail(url, issues)  # migrates the database first
+    without, plain_ids = await _opened_by_api(url, issues)
+    requests = {
+        "ours": _replies(plain_ids, await seed.new_key(url, without)),
+        WITH_MAIL: _replies(mailed_ids, await seed.new_key(url, with_mail)),
+    }
+    return Workspaces(without, with_mail, requests)
+
+
+def sink() -> Server:
+    """An SMTP server that takes every message and keeps none (aiosmtpd's Sink)."""
+    port = free_port()
+    command = [sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{port}"]
+    command += ["-c", "aiosmtpd.handlers.Sink"]
+    return Server("smtp-sink", command, port, ready_path=None)
+
+
+def _wait_for_port(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+async def mail_counts(url: str, workspace_id: str) -> dict[str, int]:
+    """The workspace's outbox rows by status (pending, sent, failed)."""
+    rows = await seed.fetch(
+        url,
+        "SELECT status, count(*) FROM email_outbox WHERE workspace_id = $1 GROUP BY status",
+        workspace_id,
+    )
+    return {str(status): int(count) for status, count in rows}
+
+
+def _drained(url: str, workspace_id: str, timeout: float = 120) -> int:
+    """Waits until no mail of the workspace is pending; how many were when it started."""
+    first = None
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = asyncio.run(mail_counts(url, workspace_id)).get("pending", 0)
+        first = pending if first is None else first
+        if not pending:
+            return first
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{pending} mails still pending after {timeout:.0f} s")
+        time.sleep(0.2)
+
+
+def measure(
+    backend: str,
+    url: str,
+    log_folder: Path,
+    *,
+    wrk: str,
+    rounds: int,
+    seconds: int,
+    warmup: int,
+    connections: int,
+    workers: int,
+) -> dict[str, Any]:
+    """Alternating rounds of replyToIssue without and with mail on one warm server."""
+    spaces = asyncio.run(prepare(url))
+    mail_sink = sink().start(log_folder)
+    _wait_for_port(mail_sink.port)
+    server = ours(url, workers, name="ours-reply-mail")
+    server.env["SUPPORTDESK_SMTP_URL"] = f"smtp://127.0.0.1:{mail_sink.port}"
+    driver = Driver(LoadSettings(wrk, seconds, connections), count_postgres=backend == "postgresql")
+    runs: list[Measurement] = []
+    pending_at_stop = []
+    before: dict[str, int] = {}
+    try:
+        server.start(log_folder)
+        names = ["ours", WITH_MAIL]
+        for name in names if warmup else []:
+            driver.run(server, SCENARIO, spaces.requests[name], -1, warmup)
+            _drained(url, spaces.with_mail)
+        before = asyncio.run(mail_counts(url, spaces.with_mail))
+        for round_ in range(rounds):
+            line = []
+            for name in names if round_ % 2 == 0 else names[::-1]:
+                taken = driver.run(server, SCENARIO, spaces.requests[name], round_)
+                runs.append(replace(taken, server=name, backend=backend))
+                line.append(f"{name} {taken.rps:,.0f}/s ({taken.cpu_us_per_request:,.0f} µs)")
+                if name == WITH_MAIL:
+                    pending_at_stop.append(_drained(url, spaces.with_mail))
+            print(f"  [{backend} {round_ + 1}/{rounds}] {SCENARIO}: {', '.join(line)}", flush=True)
+    finally:
+        server.stop()
+        mail_sink.stop()
+    after = asyncio.run(mail_counts(url, spaces.with_mail))
+    counts = {status: after[status] - before.get(status, 0) for status in after}
+    return summary(runs, counts, pending_at_stop, workers, connections)
+
+
+def summary(
+    runs: list[Measurement],
+    counts: dict[str, int],
+    pending_at_stop: list[int],
+    workers: int,
+    connections: int,
+) -> dict[str, Any]:
+    """The medians of each side, the median of each round's throughput ratio, and what
+    became of the mail of the measured rounds (`counts`, by status)."""
+    by_round: dict[int, dict[str, Measurement]] = {}
+    for run in runs:
+        by_round.setdefault(run.round, {})[run.server] = run
+    pairs = [(kinds["ours"], kinds[WITH_MAIL]) for kinds in by_round.values() if len(kinds) == 2]
+    ratios = [round(mail.rps / plain.rps, 3) for plain, mail in pairs]
+
+    def median(values: list[float | None]) -> float | None:
+        found = [value for value in values if value is not None]
+        return round(statistics.median(found), 1) if found else None
+
+    with_mail = [mail for _, mail in pairs]
+    without = [plain for plain, _ in pairs]
+    mailed_requests = sum(run.requests for run in with_mail)
+    ratio = statistics.median(ratios) if ratios else None
+    return {
+        "workers": workers,
+        "connections": connections,
+        "rounds": len(pairs),
+        "rps_without": median([run.rps for run in without]),
+        "rps_with": median([run.rps for run in with_mail]),
+        "ratio": ratio,
+        "ratios": ratios,
+        "meets_target": ratio is not None and ratio >= TARGET,
+        "cpu_us_per_request_without": median([run.cpu_us_per_request for run in without]),
+        "cpu_us_per_request_with": median([run.cpu_us_per_request for run in with_mail]),
+        "db_cpu_us_per_request_without": median([run.db_cpu_us_per_request for run in without]),
+        "db_cpu_us_per_request_with": median([run.db_cpu_us_per_request for run in with_mail]),
+        "errors": sum(run.errors for run in runs),
+        "mail": counts,
+        "mail_per_reply": round(counts.get("sent", 0) / mailed_requests, 3)
+        if mailed_requests
+        else None,
+        "most_pending_when_load_stopped": max(pending_at_stop, default=0),
+    }

@@ -1,0 +1,40 @@
+"""The e-mail policy of mail read and written: the standard library's `policy.default`, whose
+headers are parsed once. `policy.default` parses a header anew at every read and every set:
+a part's Content-Type a dozen times or more while a message is parsed and walked (a third of
+reading one), and the same Content-Type, MIME-Version and transfer encoding once per mail
+built. The registry's own classes parse; a parsed header is an immutable string, so one parse
+serves every use of the same name and text."""
+
+from __future__ import annotations
+
+from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry
+from typing import Any
+
+# How many parsed headers are kept (then all are dropped at once), and the longest kept.
+REMEMBERED = 1024
+REMEMBERED_LENGTH = 2000
+
+
+class ParsedOnce(HeaderRegistry):
+    """The standard header registry, remembering what it parsed lately from text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._parsed: dict[tuple[str, str], BaseHeader] = {}
+
+    def __call__(self, name: str, value: Any) -> BaseHeader:
+        # Text only: an Address or a Group set by our own code is parsed as it comes.
+        if type(value) is not str or len(value) > REMEMBERED_LENGTH:
+            return super().__call__(name, value)
+        key = (name, value)
+        found = self._parsed.get(key)
+        if found is None:
+            found = super().__call__(name, value)
+            if len(self._parsed) >= REMEMBERED:
+                self._parsed.clear()
+            self._parsed[key] = found
+        return found
+
+
+POLICY = policy.default.clone(header_factory=ParsedOnce())
