@@ -410,6 +410,24 @@ def test_unknown_and_foreign_pages_are_404(
     assert agent.http.get("/inbox/attachments/att_01JD0000000000000000000000").status_code == 404
 
 
+def test_a_ticket_number_past_the_databases_integers_is_404_not_500(
+    workspace: WorkspaceFixture, agent: Agent
+) -> None:
+    shown = agent.page(make_issue(workspace.client())["ticketNumber"]).text
+    actions = {
+        "messages": {"send": "note", "body": "Nothing to see."},
+        "status": {"status": "open"},
+        "labels": {},
+        "merge": {"target_number": "1"},
+        "attachments": {},
+    }
+
+    for number in (2**31, 2**63, 10**30):
+        assert agent.page(number).status_code == 404
+        for action, fields in actions.items():
+            assert agent.post(number, action, fields, page=shown).status_code == 404, action
+
+
 # --- Attachments --------------------------------------------------------------------
 
 
