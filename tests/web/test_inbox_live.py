@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import ADMIN_PASSWORD, TEST_SECRET_KEY, WorkspaceFixture
 from tests.graphql.issues.helpers import new_issue, reply
+from tests.graphql.mailboxes.helpers import new_mailbox, unique_address
 from tests.rest.streams import Stream, body
 from tests.servers import RunningServer
 from tests.web.settings_client import SettingsClient, hidden_fields
@@ -180,6 +181,22 @@ def test_an_agent_sees_no_settings_events_and_an_admin_does(
 
     assert "api_key.created" not in [message.event for message in seen]
     assert body(seen[-1])["data"]["issue"]["subject"] == "After the key"
+
+
+def test_an_agent_sees_no_mailbox_events_which_only_settings_shows(
+    workspace: WorkspaceFixture,
+) -> None:
+    # Settings → Email answers an agent 403: its mailboxes' events (address, IMAP user
+    # and host, token prefix) stay off the agent's stream too.
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    admin = logged_in(workspace, workspace.admin_email)
+    with live(agent) as agents, live(admin) as admins:
+        new_mailbox(workspace.client(), address=unique_address())
+        new_issue(workspace.client(), subject="After the mailbox")
+        assert next_of(admins, "mailbox.created")
+        seen = until(agents, "issue.created")
+
+    assert "mailbox.created" not in [message.event for message in seen]
 
 
 def test_a_member_holds_at_most_10_open_streams(workspace: WorkspaceFixture) -> None:
