@@ -550,3 +550,39 @@ def test_a_file_over_the_limit_is_refused(
 
     assert too_large.status_code == 400 and "too large" in too_large.json()["error"]["message"]
     assert far_too_large.status_code == 413
+
+
+def _in_chunks(body: bytes, size: int = 64 * 1024) -> Iterator[bytes]:
+    """The body as a generator: httpx sends it chunked, without a Content-Length."""
+    for start in range(0, len(body), size):
+        yield body[start : start + size]
+
+
+def test_a_chunked_upload_past_the_limit_is_refused_before_it_is_all_read(
+    small_files_agent: Agent, small_files_workspace: WorkspaceFixture
+) -> None:
+    number = make_issue(small_files_workspace.client())["ticketNumber"]
+    token = csrf_of(small_files_agent.page(number).text)
+    boundary = "chunked-upload"
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="csrf_token"\r\n\r\n'
+            f"{token}\r\n--{boundary}\r\n"
+            'Content-Disposition: form-data; name="file"; filename="big.txt"\r\n'
+            "Content-Type: text/plain\r\n\r\n"
+        ).encode()
+        + b"x" * (4 * 1024 * 1024)
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+
+    answer = small_files_agent.http.http.post(
+        f"/inbox/issues/{number}/attachments",
+        content=_in_chunks(body),
+        headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Accept": "application/json",
+        },
+    )
+
+    assert "content-length" not in answer.request.headers
+    assert answer.status_code == 413
