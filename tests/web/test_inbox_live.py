@@ -23,6 +23,11 @@ COOKIE = "supportdesk_session"
 
 MEMBERS = "query { members(first: 50) { edges { node { id email } } } }"
 REMOVE = "mutation($id: ID!) { removeMember(id: $id) { member { id } error { code } } }"
+DEMOTE = """
+mutation($input: UpdateMemberInput!) {
+  updateMember(input: $input) { member { role } error { code } }
+}
+"""
 
 
 def logged_in(workspace: WorkspaceFixture, email: str) -> SettingsClient:
@@ -166,6 +171,28 @@ def test_the_stream_of_a_removed_member_ends_within_5_seconds(
         # Another member's stream goes on, and tells of the removal.
         assert body(next_of(admins, "member.removed"))["data"]["member"]["email"] == email
     assert live(agent).status == 303
+
+
+def test_the_stream_of_an_admin_made_an_agent_ends_within_5_seconds(
+    workspace: WorkspaceFixture,
+) -> None:
+    # Its events were chosen for an admin (Settings' too): it ends, and the page's
+    # reconnection gets an agent's stream.
+    email = workspace.add_person("admin")
+    admin = logged_in(workspace, email)
+    with live(admin) as stream:
+        assert stream.status == 200
+        changed = workspace.client().ok(
+            DEMOTE, {"input": {"id": member_id(workspace, email), "role": "agent"}}
+        )
+        assert changed["updateMember"]["error"] is None
+        assert stream.ends_within(5)
+    with live(admin) as again:
+        assert again.status == 200
+        workspace.create_key(["issues:read"], name="made after the demotion")
+        new_issue(workspace.client(), subject="After the demotion")
+        seen = until(again, "issue.created")
+    assert "api_key.created" not in [message.event for message in seen]
 
 
 def test_an_agent_sees_no_settings_events_and_an_admin_does(
