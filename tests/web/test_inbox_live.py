@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import ADMIN_PASSWORD, TEST_SECRET_KEY, WorkspaceFixture
 from tests.graphql.issues.helpers import new_issue, reply
+from tests.graphql.mailboxes.helpers import new_mailbox, unique_address
 from tests.rest.streams import Stream, body
 from tests.servers import RunningServer
 from tests.web.settings_client import SettingsClient, hidden_fields
@@ -22,6 +23,11 @@ COOKIE = "supportdesk_session"
 
 MEMBERS = "query { members(first: 50) { edges { node { id email } } } }"
 REMOVE = "mutation($id: ID!) { removeMember(id: $id) { member { id } error { code } } }"
+DEMOTE = """
+mutation($input: UpdateMemberInput!) {
+  updateMember(input: $input) { member { role } error { code } }
+}
+"""
 
 
 def logged_in(workspace: WorkspaceFixture, email: str) -> SettingsClient:
@@ -167,6 +173,28 @@ def test_the_stream_of_a_removed_member_ends_within_5_seconds(
     assert live(agent).status == 303
 
 
+def test_the_stream_of_an_admin_made_an_agent_ends_within_5_seconds(
+    workspace: WorkspaceFixture,
+) -> None:
+    # Its events were chosen for an admin (Settings' too): it ends, and the page's
+    # reconnection gets an agent's stream.
+    email = workspace.add_person("admin")
+    admin = logged_in(workspace, email)
+    with live(admin) as stream:
+        assert stream.status == 200
+        changed = workspace.client().ok(
+            DEMOTE, {"input": {"id": member_id(workspace, email), "role": "agent"}}
+        )
+        assert changed["updateMember"]["error"] is None
+        assert stream.ends_within(5)
+    with live(admin) as again:
+        assert again.status == 200
+        workspace.create_key(["issues:read"], name="made after the demotion")
+        new_issue(workspace.client(), subject="After the demotion")
+        seen = until(again, "issue.created")
+    assert "api_key.created" not in [message.event for message in seen]
+
+
 def test_an_agent_sees_no_settings_events_and_an_admin_does(
     workspace: WorkspaceFixture,
 ) -> None:
@@ -180,6 +208,22 @@ def test_an_agent_sees_no_settings_events_and_an_admin_does(
 
     assert "api_key.created" not in [message.event for message in seen]
     assert body(seen[-1])["data"]["issue"]["subject"] == "After the key"
+
+
+def test_an_agent_sees_no_mailbox_events_which_only_settings_shows(
+    workspace: WorkspaceFixture,
+) -> None:
+    # Settings → Email answers an agent 403: its mailboxes' events (address, IMAP user
+    # and host, token prefix) stay off the agent's stream too.
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    admin = logged_in(workspace, workspace.admin_email)
+    with live(agent) as agents, live(admin) as admins:
+        new_mailbox(workspace.client(), address=unique_address())
+        new_issue(workspace.client(), subject="After the mailbox")
+        assert next_of(admins, "mailbox.created")
+        seen = until(agents, "issue.created")
+
+    assert "mailbox.created" not in [message.event for message in seen]
 
 
 def test_a_member_holds_at_most_10_open_streams(workspace: WorkspaceFixture) -> None:

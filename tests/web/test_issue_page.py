@@ -410,6 +410,24 @@ def test_unknown_and_foreign_pages_are_404(
     assert agent.http.get("/inbox/attachments/att_01JD0000000000000000000000").status_code == 404
 
 
+def test_a_ticket_number_past_the_databases_integers_is_404_not_500(
+    workspace: WorkspaceFixture, agent: Agent
+) -> None:
+    shown = agent.page(make_issue(workspace.client())["ticketNumber"]).text
+    actions = {
+        "messages": {"send": "note", "body": "Nothing to see."},
+        "status": {"status": "open"},
+        "labels": {},
+        "merge": {"target_number": "1"},
+        "attachments": {},
+    }
+
+    for number in (2**31, 2**63, 10**30):
+        assert agent.page(number).status_code == 404
+        for action, fields in actions.items():
+            assert agent.post(number, action, fields, page=shown).status_code == 404, action
+
+
 # --- Attachments --------------------------------------------------------------------
 
 
@@ -532,3 +550,39 @@ def test_a_file_over_the_limit_is_refused(
 
     assert too_large.status_code == 400 and "too large" in too_large.json()["error"]["message"]
     assert far_too_large.status_code == 413
+
+
+def _in_chunks(body: bytes, size: int = 64 * 1024) -> Iterator[bytes]:
+    """The body as a generator: httpx sends it chunked, without a Content-Length."""
+    for start in range(0, len(body), size):
+        yield body[start : start + size]
+
+
+def test_a_chunked_upload_past_the_limit_is_refused_before_it_is_all_read(
+    small_files_agent: Agent, small_files_workspace: WorkspaceFixture
+) -> None:
+    number = make_issue(small_files_workspace.client())["ticketNumber"]
+    token = csrf_of(small_files_agent.page(number).text)
+    boundary = "chunked-upload"
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="csrf_token"\r\n\r\n'
+            f"{token}\r\n--{boundary}\r\n"
+            'Content-Disposition: form-data; name="file"; filename="big.txt"\r\n'
+            "Content-Type: text/plain\r\n\r\n"
+        ).encode()
+        + b"x" * (4 * 1024 * 1024)
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+
+    answer = small_files_agent.http.http.post(
+        f"/inbox/issues/{number}/attachments",
+        content=_in_chunks(body),
+        headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Accept": "application/json",
+        },
+    )
+
+    assert "content-length" not in answer.request.headers
+    assert answer.status_code == 413

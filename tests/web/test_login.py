@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from http.cookies import SimpleCookie
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 
@@ -383,3 +385,38 @@ def test_settings_leads_to_the_keys_and_unknown_addresses_get_a_page(
     assert home.status_code == 303 and home.headers["location"] == "/settings/api"
     assert missing.status_code == 404 and "Page not found" in missing.text
     assert wrong_method.status_code == 405 and "Not allowed" in wrong_method.text
+
+
+def test_a_chunked_form_past_the_limit_is_refused_as_a_declared_one_is(
+    workspace: WorkspaceFixture,
+) -> None:
+    # Without a Content-Length (chunked), the body is counted as it comes: nobody logged
+    # in can make a page read megabytes of form.
+    client = SettingsClient(workspace.server.base_url)
+    token = hidden_fields(client.get("/login").text)["csrf_token"]
+    fields = [("csrf_token", token), ("email", workspace.admin_email)]
+    fields += [(f"pad{index}", "x" * 60_000) for index in range(60)]
+    body = urlencode(fields).encode()
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(body), 64 * 1024):
+            yield body[start : start + 64 * 1024]
+
+    answer = client.http.post(
+        "/login",
+        content=chunks(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+
+    assert "content-length" not in answer.request.headers
+    assert answer.status_code == 413
+
+
+def test_a_form_past_the_field_limits_gets_a_clear_400(workspace: WorkspaceFixture) -> None:
+    client = SettingsClient(workspace.server.base_url)
+    token = hidden_fields(client.get("/login").text)["csrf_token"]
+    fields = [("csrf_token", token)] + [(f"field{index}", "x") for index in range(150)]
+
+    answer = client.post("/login", fields)
+
+    assert answer.status_code == 400 and "Form not readable" in answer.text

@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
+from starlette.types import Message
 
 from supportdesk.auth.login_throttle import LoginThrottle
 from supportdesk.auth.server_key import CURSOR_KEY_PURPOSE, ServerKey
@@ -160,15 +162,43 @@ def redirect(path: str) -> Response:
     return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
 
 
+class _BodyTooLarge(Exception):
+    """More bytes came than the page takes (a chunked body declares no length)."""
+
+
+def _counted(request: Request, limit: int) -> Request:
+    """The request, its body read through a count that stops past `limit` bytes: a body
+    without a Content-Length is refused as soon as it is too large, not once it is all
+    in memory or spooled to disk."""
+    received = 0
+
+    async def receive() -> Message:
+        nonlocal received
+        message = await request.receive()
+        received += len(message.get("body", b""))
+        if received > limit:
+            raise _BodyTooLarge
+        return message
+
+    return Request(request.scope, receive)
+
+
+def _too_large(page: Page) -> Response:
+    return page.problem(413, "Form too large", "The form sent more than this page accepts.")
+
+
 async def _read_form(page: Page, limits: BodyLimits) -> Response | None:
     declared = page.request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limits.total:
-        return page.problem(413, "Form too large", "The form sent more than this page accepts.")
+        return _too_large(page)
     try:
-        page.form = await page.request.form(
+        page.form = await _counted(page.request, limits.total).form(
             max_files=limits.files, max_fields=100, max_part_size=limits.part
         )
-    except MultiPartException:
+    except _BodyTooLarge:
+        return _too_large(page)
+    except (MultiPartException, HTTPException):
+        # Starlette turns a part over the limits into a 400 HTTPException.
         return page.problem(400, "Form not readable", "The form could not be read.")
     if not csrf.is_valid(page.session, page.form):
         return page.problem(

@@ -13,7 +13,9 @@ from supportdesk.domain.org_admins import SeatInUse, seats_still_in_use
 from supportdesk.live import ActiveWatch
 
 # What only Settings shows: an agent, who gets 403 there, does not see their events either.
-SETTINGS_SCOPES = frozenset({"machine_users:manage", "api_keys:manage", "webhooks:manage"})
+SETTINGS_SCOPES = frozenset(
+    {"machine_users:manage", "api_keys:manage", "webhooks:manage", "mailboxes:manage"}
+)
 
 # The messages a page's `#live-events` takes (htmx's `sse-swap`, inbox/_live.html): every
 # type, and `reset`; static/inbox_live.js decides which of them a page refreshes on.

@@ -67,9 +67,16 @@ async def fetch_issues(db: Database, workspace_id: str, ids: Sequence[str]) -> d
     return {issue.id: issue for issue in found}
 
 
+# Ticket numbers are 32-bit integers in the database: a larger one names no issue (and
+# would overflow the driver's parameter, a 500 instead of "not found").
+LARGEST_TICKET_NUMBER = 2**31 - 1
+
+
 async def fetch_issue_by_number(
     db: Database, workspace_id: str, ticket_number: int
 ) -> Issue | None:
+    if not 0 < ticket_number <= LARGEST_TICKET_NUMBER:
+        return None
     found = await db.fetch(_ISSUE_BY_NUMBER, workspace_id=workspace_id, ticket_number=ticket_number)
     return found[0] if found else None
 

@@ -93,24 +93,27 @@ async def session_membership(
 @dataclass(frozen=True, slots=True)
 class SeatInUse:
     """The seat a long request (an inbox's live stream) holds, by its session's digest:
-    the session id itself is not kept."""
+    the session id itself is not kept. The role it was opened with is part of it: what
+    a stream carries depends on the role, so a changed role ends it."""
 
     workspace_id: str
     admin_id: str
     session_hash: str
+    role: str
 
     @classmethod
-    def of(cls, session_id: str, workspace_id: str, admin_id: str) -> SeatInUse:
-        return cls(workspace_id, admin_id, _digest(session_id))
+    def of(cls, session_id: str, workspace_id: str, admin_id: str, role: str) -> SeatInUse:
+        return cls(workspace_id, admin_id, _digest(session_id), role)
 
     @property
     def identity(self) -> str:
-        return f"{self.workspace_id} {self.admin_id} {self.session_hash}"
+        return f"{self.workspace_id} {self.admin_id} {self.session_hash} {self.role}"
 
 
 async def seats_still_in_use(db: Database, seats: Sequence[SeatInUse]) -> set[str]:
     """The identities of those seats whose session has not ended or expired and whose
-    person is still a member: one statement for all of a process's live streams."""
+    person is still a member in the same role: one statement for all of a process's live
+    streams."""
     if not seats:
         return set()
     query = (
@@ -118,6 +121,7 @@ async def seats_still_in_use(db: Database, seats: Sequence[SeatInUse]) -> set[st
             org_admin_sessions.c.workspace_id,
             org_admin_sessions.c.admin_id,
             org_admin_sessions.c.session_hash,
+            org_admins.c.role,
         )
         .join(
             org_admins,
@@ -134,7 +138,10 @@ async def seats_still_in_use(db: Database, seats: Sequence[SeatInUse]) -> set[st
     )
     async with db.read() as connection:
         rows = (await connection.execute(query)).all()
-    return {SeatInUse(row.workspace_id, row.admin_id, row.session_hash).identity for row in rows}
+    return {
+        SeatInUse(row.workspace_id, row.admin_id, row.session_hash, row.role).identity
+        for row in rows
+    }
 
 
 async def session_memberships(

@@ -53,5 +53,6 @@ async def live_stream(page: Page) -> Response:
             "Close one and reload this page.",
         )
     assert page.session.id is not None
-    seat = SeatInUse.of(page.session.id, page.workspace_id, page.me.admin.id)
+    me = page.me.admin
+    seat = SeatInUse.of(page.session.id, page.workspace_id, me.id, me.role)
     return EventStreamResponse(live, feed, lease, page.web.logins, seat)
