@@ -79,6 +79,10 @@ class ImapPoller:
         self._box: SecretBox | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._polling: dict[tuple[str, str], asyncio.Task[None]] = {}
+        # Mailboxes whose lease may be ours: a stop that cancels a lease being taken (its
+        # commit sent, its answer not read) must still give it back, or the next dispatcher
+        # waits out LEASE_SECONDS.
+        self._leasing: set[tuple[str, str]] = set()
 
     async def start(self) -> None:
         self._watcher = asyncio.create_task(self._watch(), name="imap mailboxes")
@@ -94,6 +98,10 @@ class ImapPoller:
                 await task
         self._polling.clear()
         self._watcher = None
+        for workspace_id, mailbox_id in list(self._leasing):
+            with contextlib.suppress(Exception):
+                await release(self._db, workspace_id, mailbox_id)
+        self._leasing.clear()
 
     async def _watch(self) -> None:
         """Start a task for each mailbox that gained an IMAP URL; the task of one that lost
@@ -134,7 +142,10 @@ class ImapPoller:
     async def _poll_leased(self, workspace_id: str, mailbox_id: str) -> bool:
         """Poll the mailbox unless another dispatcher is at it; False when it is gone (or
         has no IMAP URL any more)."""
+        key = (workspace_id, mailbox_id)
+        self._leasing.add(key)
         if not await lease(self._db, workspace_id, mailbox_id, LEASE_SECONDS):
+            self._leasing.discard(key)
             return await polled(self._db, workspace_id, mailbox_id) is not None
         try:
             # Read after the lease is taken: the checkpoint the last holder left.
@@ -145,6 +156,7 @@ class ImapPoller:
             return True
         finally:
             await release(self._db, workspace_id, mailbox_id)
+            self._leasing.discard(key)
 
     def _backoff(self, failures: int) -> float:
         return min(self._poll_seconds * 2.0 ** min(failures, 20), MAX_BACKOFF_SECONDS)

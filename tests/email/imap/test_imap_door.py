@@ -10,7 +10,9 @@ import time
 from email.message import EmailMessage
 
 import pytest
+from sqlalchemy import select
 
+from supportdesk.db.tables import mailboxes
 from tests.dispatch.helpers import eventually
 from tests.email.imap.conftest import POLL_SECONDS, ImapAccount, new_account, polling
 from tests.email.imap.dovecot import Dovecot
@@ -104,6 +106,37 @@ def test_a_restarted_poller_takes_only_what_is_new(
     # The checkpoint held: only UID 3 was fetched, once.
     assert len(taken) == 1 and taken[0].endswith("after UID 2)"), taken
     assert subjects(account) == ["Also before", "Before", "While stopped"]
+
+
+def lease_of(account: ImapAccount) -> object:
+    """Until when a dispatcher holds the mailbox's polling (None: nobody)."""
+    server = account.mailbox.workspace.server
+    query = select(mailboxes.c.imap_lease_until).where(
+        mailboxes.c.workspace_id == account.mailbox.workspace.id,
+        mailboxes.c.id == account.mailbox.id,
+    )
+
+    async def read() -> object:
+        async with server.db.read() as connection:
+            [row] = list(await connection.execute(query))
+            return row[0]
+
+    return server.call(read())
+
+
+def test_a_stopped_poller_gives_its_lease_back_whenever_it_stops(
+    imap_server: RunningServer, dovecot: Dovecot, accounts: list[ImapAccount]
+) -> None:
+    """Else the next dispatcher waits out the lease (minutes) before it polls the mailbox."""
+    account = new_account(imap_server, dovecot)
+    accounts.append(account)
+    account.append(mail(account, "One"))
+    with polling(imap_server):
+        kept_count(account, 1)
+    for n in range(30):
+        with polling(imap_server):
+            time.sleep(POLL_SECONDS * (n % 10) / 4)  # stopped at a different moment each time
+        assert lease_of(account) is None, f"stop {n} left the lease taken"
 
 
 def test_a_new_uidvalidity_reads_the_folder_again_filing_each_message_once(
