@@ -93,9 +93,12 @@ test-tools:
 		else echo "missing:$$missing; the tests that need them skip (fail in CI)"; fi; \
 	fi
 
-# Two workers; tests/conftest.py keeps the modules that start processes on one of them.
+# Two workers for most of the suite (tests/conftest.py keeps each module on one of them);
+# then, alone, the modules that start serve processes or hold many connections: beside two
+# workers' servers they would run PostgreSQL out of its default 100 connections.
 test: lint test-tools
-	$(BIN)/pytest -q -n 2 --dist loadgroup
+	$(BIN)/pytest -q -n 2 --dist loadgroup -m "not processes and not slow"
+	$(BIN)/pytest -q -m "processes or slow"
 
 # GraphQL-over-HTTP conformance: graphql-http's audit suite (npm, into tools/node_modules)
 # against a fresh server with a Full-access key. Fails on any MUST failure or > 3 warnings.

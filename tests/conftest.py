@@ -37,15 +37,11 @@ TEST_SECRET_KEY = secrets.token_urlsafe(32)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` runs the suite on two workers (`-n 2 --dist loadgroup`). A module's tests
-    stay together, in order, on one worker: they share its fixtures as they do serially. The
-    modules that start `serve` processes or hold many connections form one group, so that two
-    of them never share the machine or PostgreSQL's default 100 connections."""
+    """`make test` runs most of the suite on two workers (`-n 2 --dist loadgroup`). A
+    module's tests stay together, in order, on one worker: they share its fixtures as they
+    do serially."""
     for item in items:
-        heavy = item.get_closest_marker("processes") or item.get_closest_marker("slow")
-        item.add_marker(
-            pytest.mark.xdist_group("processes" if heavy else item.nodeid.split("::")[0])
-        )
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def _unconfined_statements() -> list[str]:
