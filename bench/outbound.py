@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import bindparam, func, select
+
 from bench import seed
 from bench.inbound import new_mailbox
 from bench.load import Driver, LoadSettings, Measurement
@@ -34,6 +36,7 @@ from bench.servers import Server, bench_env, free_port, ours
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings, normalise_database_url
 from supportdesk.db import Database
+from supportdesk.db.tables import email_outbox
 from supportdesk.dispatch.mailer import Mailer
 from supportdesk.domain import audit
 from supportdesk.domain.email.intake import MailIntake
@@ -257,6 +260,14 @@ def summary(
 # How many queued replies `drain` sends; how often it looks whether they all went.
 DRAINED = 500
 DRAIN_LOOK_SECONDS = 0.05
+_PENDING = (
+    select(func.count())
+    .select_from(email_outbox)
+    .where(
+        email_outbox.c.workspace_id == bindparam("workspace_id"),
+        email_outbox.c.status == "pending",
+    )
+)
 
 
 async def _sent_by_one_mailer(url: str, mails: int, smtp_port: int) -> dict[str, Any]:
@@ -271,7 +282,10 @@ async def _sent_by_one_mailer(url: str, mails: int, smtp_port: int) -> dict[str,
         cpu, started = time.process_time(), time.monotonic()
         mailer.start()
         while True:
-            if not (await mail_counts(url, workspace_id)).get("pending", 0):
+            # On the Mailer's own pool: a look costs a read, not a new connection.
+            async with database.read() as connection:
+                pending = await connection.scalar(_PENDING, {"workspace_id": workspace_id})
+            if not pending:
                 break
             await asyncio.sleep(DRAIN_LOOK_SECONDS)
         cpu, wall = time.process_time() - cpu, time.monotonic() - started
