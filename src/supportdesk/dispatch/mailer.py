@@ -236,7 +236,11 @@ class Mailer:
             start_tls=server.starttls,
             timeout=self._timeout,
         )
-        await client.connect()  # and logs in, with a user name
+        try:
+            await client.connect()  # and logs in, with a user name
+        except BaseException:
+            client.close()  # refused at the greeting or the login: nothing is kept open
+            raise
         return client
 
     async def _send(self, raw: bytes, sender: str, recipient: str) -> Answer:
