@@ -5,11 +5,13 @@
 `python -m bench attachments` (a 1 MB file up and down, in MB/s, beside a plain copy) and
 `python -m bench stream` (2,000 live event streams on one worker) and
 `python -m bench mail` (mail per second through the SMTP listener, and replyToIssue with
-its reply sent by mail vs without)."""
+its reply sent by mail vs without) and `python -m bench mail-drain` (the dispatcher's CPU
+per mail sent, alone)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
@@ -33,6 +35,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
             "attachments",
             "stream",
             "mail",
+            "mail-drain",
         ],
     )
     parser.add_argument(
@@ -153,6 +156,17 @@ def main(argv: list[str]) -> int:
             mail_lines({b: f for b, f in inbound.items() if f})
             + reply_mail_lines({b: f for b, f in replies.items() if f})
         ))  # fmt: skip
+        return 0
+    if args.command == "mail-drain":
+        from bench.outbound import drain
+        from bench.run import ensure_postgres_database
+
+        for backend in options.backends:
+            url = options.database_url(backend)
+            if backend == "postgresql":
+                asyncio.run(ensure_postgres_database(url))
+            found = drain(url, options.output / "logs" / backend)
+            print(f"{backend}: {json.dumps(found)}", flush=True)
         return 0
     if args.command == "profile":
         from bench.profile import profile

@@ -8,7 +8,11 @@ in two workspaces in alternating rounds:
   them) in a workspace with a mailbox: every reply writes an outbox row in its own
   transaction, and the dispatcher sends it.
 
-After each run the bench waits until no mail is pending, so no run pays for another's."""
+After each run the bench waits until no mail is pending, so no run pays for another's.
+
+`drain` (`python -m bench mail-drain`) measures the dispatcher's share alone: replies queued
+beforehand, one Mailer in this process sends them all into the sink, and the CPU this
+process spent doing it is divided by the mails."""
 
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import bindparam, func, select
+
 from bench import seed
 from bench.inbound import new_mailbox
 from bench.load import Driver, LoadSettings, Measurement
@@ -30,9 +36,12 @@ from bench.servers import Server, bench_env, free_port, ours
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings, normalise_database_url
 from supportdesk.db import Database
+from supportdesk.db.tables import email_outbox
+from supportdesk.dispatch.mailer import Mailer
 from supportdesk.domain import audit
 from supportdesk.domain.email.intake import MailIntake
 from supportdesk.domain.issues import NewIssue, create_issue
+from supportdesk.domain.issues.actions import reply_to_issue
 from supportdesk.domain.mailboxes.queries import mailbox_for_recipient
 from supportdesk.domain.workspaces import init_workspace
 from supportdesk.storage.location import storage_for
@@ -246,3 +255,60 @@ def summary(
         else None,
         "most_pending_when_load_stopped": max(pending_at_stop, default=0),
     }
+
+
+# How many queued replies `drain` sends; how often it looks whether they all went.
+DRAINED = 500
+DRAIN_LOOK_SECONDS = 0.05
+_PENDING = (
+    select(func.count())
+    .select_from(email_outbox)
+    .where(
+        email_outbox.c.workspace_id == bindparam("workspace_id"),
+        email_outbox.c.status == "pending",
+    )
+)
+
+
+async def _sent_by_one_mailer(url: str, mails: int, smtp_port: int) -> dict[str, Any]:
+    workspace_id, issue_ids = await _opened_by_mail(url, mails)
+    database = Database(normalise_database_url(url), pool_size=2)
+    key = bench_env()["SUPPORTDESK_SECRET_KEY"]
+    settings = Settings(database_url=url, secret_key=key, smtp_url=f"smtp://127.0.0.1:{smtp_port}")
+    try:
+        for issue_id in issue_ids:
+            await reply_to_issue(database, audit.CLI_ACTOR, workspace_id, issue_id, REPLY)
+        mailer = Mailer(database, settings, ServerKey(key, database), poll_seconds=0.01)
+        cpu, started = time.process_time(), time.monotonic()
+        mailer.start()
+        while True:
+            # On the Mailer's own pool: a look costs a read, not a new connection.
+            async with database.read() as connection:
+                pending = await connection.scalar(_PENDING, {"workspace_id": workspace_id})
+            if not pending:
+                break
+            await asyncio.sleep(DRAIN_LOOK_SECONDS)
+        cpu, wall = time.process_time() - cpu, time.monotonic() - started
+        await mailer.stop()
+    finally:
+        await database.dispose()
+    counts = await mail_counts(url, workspace_id)
+    return {
+        "mails": mails,
+        "sent": counts.get("sent", 0),
+        "failed": counts.get("failed", 0),
+        "cpu_ms_per_mail": round(cpu / mails * 1000, 2),
+        "seconds": round(wall, 2),
+    }
+
+
+def drain(url: str, log_folder: Path, mails: int = DRAINED) -> dict[str, Any]:
+    """The dispatcher's CPU per mail: `mails` replies queued first, then sent by one Mailer
+    in this process into the sink (its CPU counted with the few reads that look whether
+    all went)."""
+    mail_sink = sink().start(log_folder)
+    try:
+        _wait_for_port(mail_sink.port)
+        return asyncio.run(_sent_by_one_mailer(url, mails, mail_sink.port))
+    finally:
+        mail_sink.stop()

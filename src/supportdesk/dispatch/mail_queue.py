@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import and_, bindparam, literal_column, select, tuple_, update
 
-from supportdesk.db import Database
+from supportdesk.db import Database, in_ids
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import (
     contacts,
@@ -26,7 +26,7 @@ from supportdesk.db.tables import (
     message_emails,
     messages,
 )
-from supportdesk.domain.attachments.queries import attachments_of_messages
+from supportdesk.domain.attachments.queries import ATTACHMENTS_OF_MESSAGES
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.email import outbox
 from supportdesk.domain.events import record_events, snapshots
@@ -69,6 +69,8 @@ _CLAIM = (
     .values(lease_until=bindparam("lease_end"), next_attempt_at=bindparam("lease_end"))
     .returning(email_outbox.c.workspace_id, email_outbox.c.id)
 )
+# A batch's mails of one workspace, with what their messages say (an acknowledgement has
+# none): one statement for the batch, not one a mail.
 _LOAD = (
     select(
         email_outbox.c.workspace_id,
@@ -85,6 +87,8 @@ _LOAD = (
         issues.c.ticket_number,
         issues.c.subject,
         contacts.c.name,
+        messages.c.body,
+        messages.c.sender_name,
     )
     .select_from(
         email_outbox.join(
@@ -108,15 +112,23 @@ _LOAD = (
                 contacts.c.id == issues.c.requester_id,
             ),
         )
+        .outerjoin(
+            messages,
+            and_(
+                messages.c.workspace_id == email_outbox.c.workspace_id,
+                messages.c.id == email_outbox.c.message_id,
+            ),
+        )
     )
     .where(
         email_outbox.c.workspace_id == bindparam("workspace_id"),
-        email_outbox.c.id == bindparam("id"),
+        in_ids(email_outbox.c.id, "ids"),
     )
 )
-# The thread's Message-IDs up to the message sent, oldest first.
-_THREAD = (
-    select(message_emails.c.message_key)
+# The threads of a batch's issues of one workspace: each message's Message-ID, oldest first
+# (each mail keeps those before its own message).
+_THREADS = (
+    select(messages.c.issue_id, messages.c.id, message_emails.c.message_key)
     .select_from(
         messages.join(
             message_emails,
@@ -128,14 +140,20 @@ _THREAD = (
     )
     .where(
         messages.c.workspace_id == bindparam("workspace_id"),
-        messages.c.issue_id == bindparam("issue_id"),
-        messages.c.id < bindparam("before"),
+        in_ids(messages.c.issue_id, "issue_ids"),
     )
-    .order_by(messages.c.id)
+    .order_by(messages.c.issue_id, messages.c.id)
 )
-_MESSAGE = select(messages.c.body, messages.c.sender_name).where(
-    messages.c.workspace_id == bindparam("workspace_id"), messages.c.id == bindparam("id")
-)
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """The words and files of a mail, and the thread it answers."""
+
+    body: str
+    author_name: str
+    thread: list[str]
+    files: list[tuple[str, str, str | None]]  # name, type, storage key
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,23 +175,16 @@ class DueMail:
     subject: str
     requester_name: str | None
     lease_until: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Content:
-    """The words and files of a mail, and the thread it answers."""
-
-    body: str
-    author_name: str
-    thread: list[str]
-    files: list[tuple[str, str, str | None]]  # name, type, storage key
+    content: Content
 
 
 async def take(
     db: Database, at: datetime, how_many: int, lease: timedelta = LEASE
 ) -> list[DueMail]:
-    """Lease up to `how_many` mails due at `at` and load them. An idle outbox costs one
-    indexed read: no write transaction (on SQLite, the writer's lock) is taken for nothing."""
+    """Lease up to `how_many` mails due at `at` and load them with what they say. An idle
+    outbox costs one indexed read: no write transaction (on SQLite, the writer's lock) is
+    taken for nothing. A batch costs a read, the claim, then three reads for each workspace
+    in it (the mails and their messages, the threads, the files), whatever its size."""
     async with db.read() as connection:
         offered = await connection.rows(_DUE, {"at": at, "how_many": how_many})
     if not offered:
@@ -182,38 +193,57 @@ async def take(
     parameters = {"at": at, "keys": [tuple(key) for key in offered], "lease_end": lease_end}
     async with db.transaction() as connection:
         keys = await connection.rows(_CLAIM, parameters)
-        found: list[DueMail] = []
-        for workspace_id, mail_id in keys:
-            rows = await connection.rows(_LOAD, {"workspace_id": workspace_id, "id": mail_id})
-            found.extend(DueMail(*(*row, lease_end)) for row in rows)
+    by_workspace: dict[str, list[str]] = {}
+    for workspace_id, mail_id in keys:
+        by_workspace.setdefault(workspace_id, []).append(mail_id)
+    found: list[DueMail] = []
+    async with db.read() as connection:
+        for workspace_id, mail_ids in by_workspace.items():
+            found += await _loaded(connection, workspace_id, mail_ids, lease_end)
     return found
 
 
-async def content(db: Database, mail: DueMail) -> Content:
-    """What the mail says: a reply's message, files and thread; an acknowledgement's
-    words are the dispatcher's own (its body left empty here)."""
-    if mail.message_id is None:
-        return Content("", "", [mail.answers] if mail.answers else [], [])
-    parameters = {"workspace_id": mail.workspace_id, "id": mail.message_id}
-    async with db.read() as connection:
-        [(body, author_name)] = await connection.rows(_MESSAGE, parameters)
-        thread = await connection.rows(
-            _THREAD,
-            {
-                "workspace_id": mail.workspace_id,
-                "issue_id": mail.issue_id,
-                "before": mail.message_id,
-            },
-        )
-    files = (await attachments_of_messages(db, mail.workspace_id, [mail.message_id]))[
-        mail.message_id
-    ]
-    return Content(
-        body,
-        author_name,
-        [row[0] for row in thread],
-        [(file.file_name, file.content_type, file.storage_key) for file in files],
-    )
+async def _loaded(
+    connection: Connection, workspace_id: str, mail_ids: list[str], lease_end: datetime
+) -> list[DueMail]:
+    """A workspace's leased mails, each with its message, thread and files."""
+    rows = await connection.rows(_LOAD, {"workspace_id": workspace_id, "ids": mail_ids})
+    replies = [row for row in rows if row[4] is not None]
+    threads: dict[str, list[tuple[str, str]]] = {}
+    files: dict[str, list[tuple[str, str, str | None]]] = {}
+    if replies:
+        issue_ids = sorted({row[3] for row in replies})
+        parameters = {"workspace_id": workspace_id, "issue_ids": issue_ids}
+        for issue_id, message_id, key in await connection.rows(_THREADS, parameters):
+            threads.setdefault(issue_id, []).append((message_id, key))
+        message_ids = [row[4] for row in replies]
+        parameters = {"workspace_id": workspace_id, "message_ids": message_ids}
+        for file in await connection.fetch(ATTACHMENTS_OF_MESSAGES, **parameters):
+            assert file.message_id is not None
+            files.setdefault(file.message_id, []).append(
+                (file.file_name, file.content_type, file.storage_key)
+            )
+    found = []
+    for row in rows:
+        message_id, answers, body, author_name = row[4], row[7], row[14], row[15]
+        if message_id is None:  # an acknowledgement: its words are the dispatcher's own
+            content = Content("", "", [answers] if answers else [], [])
+        else:
+            thread = []
+            # In the database's order of ids, up to the mail's own message.
+            for earlier_id, key in threads.get(row[3], []):
+                if earlier_id == message_id:
+                    break
+                thread.append(key)
+            content = Content(body, author_name, thread, files.get(message_id, []))
+        (workspace, mail_id, kind, issue_id, _, recipient, key, _, attempts) = row[:9]
+        address, name, number, subject, requester = row[9:14]
+        mail = DueMail(
+            workspace, mail_id, kind, issue_id, message_id, recipient, key, answers,
+            attempts, address, name, number, subject, requester, lease_end, content,
+        )  # fmt: skip
+        found.append(mail)
+    return found
 
 
 def _held(mail: DueMail) -> dict[str, object]:
@@ -229,19 +259,30 @@ _SETTLE = update(email_outbox).where(
 )
 
 
-# A sent mail's two updates, built once (so compiled once): every mail that goes out runs them.
-_SETTLE_SENT = _SETTLE.values(
-    status=outbox.SENT,
-    attempts=email_outbox.c.attempts + 1,
-    last_attempt_at=bindparam("attempted_at"),
-    lease_until=None,
-    last_error=None,
+# A batch's sent mails of one workspace, in two updates built once (so compiled once), the
+# batch's whole: its outbox rows still held by this dispatcher (an attempt that outlived its
+# lease records nothing), then the e-mail sides of their messages.
+_SETTLE_SENT = (
+    update(email_outbox)
+    .where(
+        email_outbox.c.workspace_id == bindparam("in_workspace"),
+        in_ids(email_outbox.c.id, "the_mails"),
+        email_outbox.c.lease_until == bindparam("held"),
+    )
+    .values(
+        status=outbox.SENT,
+        attempts=email_outbox.c.attempts + 1,
+        last_attempt_at=bindparam("attempted_at"),
+        lease_until=None,
+        last_error=None,
+    )
+    .returning(email_outbox.c.message_id)
 )
 _EMAIL_SENT = (
     update(message_emails)
     .where(
         message_emails.c.workspace_id == bindparam("in_workspace"),
-        message_emails.c.id == bindparam("the_message"),
+        in_ids(message_emails.c.id, "the_messages"),
         # A bounce that came first stands.
         message_emails.c.status == literal_column(f"'{outbox.QUEUED}'"),
     )
@@ -250,15 +291,27 @@ _EMAIL_SENT = (
 
 
 async def sent(db: Database, delivered: Sequence[tuple[DueMail, datetime]]) -> None:
-    """Record mails the server took (each with when), in one transaction: the dispatcher
-    records a batch's at once, as it takes them at once."""
+    """Record mails the server took, in one transaction of two statements for each
+    workspace: the dispatcher records a batch's at once, as it takes them at once. Their
+    `last_attempt_at` is the batch's last send (they went within the same moments)."""
     if not delivered:
         return
+    by_lease: dict[tuple[str, datetime], list[str]] = {}
+    for mail, _ in delivered:
+        by_lease.setdefault((mail.workspace_id, mail.lease_until), []).append(mail.id)
+    at = max(when for _, when in delivered)
     async with db.transaction() as connection:
-        for mail, at in delivered:
-            done = await connection.execute(_SETTLE_SENT, {**_held(mail), "attempted_at": at})
-            if done.rowcount and mail.message_id is not None:
-                parameters = {"in_workspace": mail.workspace_id, "the_message": mail.message_id}
+        for (workspace_id, held), mail_ids in by_lease.items():
+            parameters = {
+                "in_workspace": workspace_id,
+                "the_mails": mail_ids,
+                "held": held,
+                "attempted_at": at,
+            }
+            settled = await connection.rows(_SETTLE_SENT, parameters)
+            message_ids = [row[0] for row in settled if row[0] is not None]
+            if message_ids:
+                parameters = {"in_workspace": workspace_id, "the_messages": message_ids}
                 await connection.write(_EMAIL_SENT, parameters)
 
 

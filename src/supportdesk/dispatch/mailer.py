@@ -1,8 +1,11 @@
 """The mailer: the dispatcher role's sender of the outbox (docs/email.md, "Sending").
 
-It looks at the outbox every POLL_SECONDS, leases what is due, builds each mail
-(composing.py), hands it to `SUPPORTDESK_SMTP_URL` with aiosmtplib, and records the
-outcome (a batch's delivered mails in one transaction). A server that answers 4xx, or
+It looks at the outbox every POLL_SECONDS, leases what is due (a batch and what its mails
+say, read with a few statements: mail_queue.py), builds each mail (composing.py), hands it
+to `SUPPORTDESK_SMTP_URL` with aiosmtplib, and records the outcome (a batch's delivered
+mails in one transaction). Connections to the server are kept open across mails and batches,
+one for each mail sent at once, and closed after IDLE_SECONDS unused; one the server closed
+meanwhile is replaced, and the mail sent again on the new one. A server that answers 4xx, or
 cannot be reached, gets the mail again on the webhooks' retry schedule
 (`SUPPORTDESK_WEBHOOK_RETRY_SCHEDULE`); a 5xx fails it for good: `Message.email.status`
 becomes `failed`, an internal note tells the agents and the event
@@ -14,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -38,6 +42,9 @@ POLL_SECONDS = 0.2
 BATCH = 10
 ERROR_PAUSE_SECONDS = 1.0
 STOP_GRACE_SECONDS = 5.0
+# An open connection to the mail server unused this long is closed (servers close theirs
+# after a few minutes; RFC 5321 asks a server to wait at least 5).
+IDLE_SECONDS = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +88,8 @@ class Mailer:
         self._thread_key: bytes | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        # Open connections not in use, each with when it was last used (time.monotonic).
+        self._idle: list[tuple[aiosmtplib.SMTP, float]] = []
 
     def start(self) -> None:
         if not self._settings.smtp_url:
@@ -103,6 +112,7 @@ class Mailer:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._task
         self._task = None
+        await self._close_idle(0.0)
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -112,6 +122,7 @@ class Mailer:
                     sent_at = await asyncio.gather(*(self._attempt(mail) for mail in taken))
                     await self._record_sent(list(zip(taken, sent_at, strict=True)))
                     continue
+                await self._close_idle(IDLE_SECONDS)
             except Exception:
                 logger.exception("Taking mail from the outbox failed; trying again shortly.")
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
@@ -159,7 +170,7 @@ class Mailer:
         return None
 
     async def _build(self, mail: mail_queue.DueMail, reply_to: str) -> EmailMessage:
-        said = await mail_queue.content(self._db, mail)
+        said = mail.content
         files = []
         for name, content_type, key in said.files:
             if key is None:
@@ -194,32 +205,109 @@ class Mailer:
         local, domain = mail.mailbox_address.rsplit("@", 1)
         return f"{local}+{token}@{domain}"
 
-    async def _send(self, raw: bytes, sender: str, recipient: str) -> Answer:
+    async def _close_idle(self, unused_for: float) -> None:
+        """Close the connections unused for `unused_for` seconds (all with 0)."""
+        if not self._idle:
+            return
+        moment = time.monotonic()
+        old = [client for client, used in self._idle if moment - used >= unused_for]
+        self._idle = [(client, used) for client, used in self._idle if moment - used < unused_for]
+        for client in old:
+            await _closed(client)
+
+    def _kept(self) -> aiosmtplib.SMTP | None:
+        """An open connection not in use, the latest used first."""
+        while self._idle:
+            client, _ = self._idle.pop()
+            if client.is_connected:
+                return client
+            client.close()
+        return None
+
+    async def _connected(self) -> aiosmtplib.SMTP:
         server = self._server
         assert server is not None
+        client = aiosmtplib.SMTP(
+            hostname=server.host,
+            port=server.port,
+            username=server.username,
+            password=server.password,
+            use_tls=server.tls,
+            start_tls=server.starttls,
+            timeout=self._timeout,
+        )
         try:
-            await aiosmtplib.send(
-                raw,
-                sender=sender,
-                recipients=[recipient],
-                hostname=server.host,
-                port=server.port,
-                username=server.username,
-                password=server.password,
-                use_tls=server.tls,
-                start_tls=server.starttls,
-                timeout=self._timeout,
-            )
-        except aiosmtplib.SMTPRecipientsRefused as refused:
-            codes = [recipient.code for recipient in refused.recipients]
-            said = "; ".join(f"{r.code} {r.message}" for r in refused.recipients)
-            return Answer(False, all(code >= 500 for code in codes), said)
-        except aiosmtplib.SMTPAuthenticationError as refused:
-            # Our configuration, not the recipient: retried (and logged) until it is fixed.
-            return Answer(False, False, f"{refused.code} authentication failed")
-        except aiosmtplib.SMTPResponseException as response:
-            return Answer(False, response.code >= 500, f"{response.code} {response.message}")
-        except (aiosmtplib.SMTPException, OSError) as error:
-            # Not reached, timed out, cut off: the server said nothing final.
-            return Answer(False, False, f"{type(error).__name__}: {error}")
+            await client.connect()  # and logs in, with a user name
+        except BaseException:
+            client.close()  # refused at the greeting or the login: nothing is kept open
+            raise
+        return client
+
+    async def _send(self, raw: bytes, sender: str, recipient: str) -> Answer:
+        client = self._kept()
+        if client is not None:
+            try:
+                await client.sendmail(sender, [recipient], raw)
+            except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError, OSError):
+                # Closed by the server while it waited, most likely: sent on a new one.
+                client.close()
+                client = None
+            except Exception as error:
+                return await self._answer(client, error)
+            else:
+                self._keep(client)
+                return Answer(True)
+        try:
+            client = await self._connected()
+            await client.sendmail(sender, [recipient], raw)
+        except Exception as error:
+            return await self._answer(client, error)
+        self._keep(client)
         return Answer(True)
+
+    async def _answer(self, client: aiosmtplib.SMTP | None, error: Exception) -> Answer:
+        """What a failed send means; the connection is kept when it is still good for the
+        next mail (aiosmtplib resets the envelope after a refusal)."""
+        keep = False
+        answer: Answer
+        if isinstance(error, aiosmtplib.SMTPRecipientsRefused):
+            codes = [recipient.code for recipient in error.recipients]
+            said = "; ".join(f"{r.code} {r.message}" for r in error.recipients)
+            answer, keep = Answer(False, all(code >= 500 for code in codes), said), True
+        elif isinstance(error, aiosmtplib.SMTPAuthenticationError):
+            # Our configuration, not the recipient: retried (and logged) until it is fixed.
+            answer = Answer(False, False, f"{error.code} authentication failed")
+        elif isinstance(error, aiosmtplib.SMTPResponseException):
+            said = f"{error.code} {error.message}"
+            # 421: the server is closing the connection.
+            answer, keep = Answer(False, error.code >= 500, said), error.code != 421
+        elif isinstance(error, aiosmtplib.SMTPException | OSError):
+            # Not reached, timed out, cut off: the server said nothing final.
+            answer = Answer(False, False, f"{type(error).__name__}: {error}")
+        else:
+            if client is not None:
+                await _closed(client)
+            raise error
+        if client is not None:
+            if keep:
+                self._keep(client)
+            else:
+                client.close()
+        return answer
+
+    def _keep(self, client: aiosmtplib.SMTP) -> None:
+        if client.is_connected and not self._stopping:
+            self._idle.append((client, time.monotonic()))
+        else:
+            client.close()
+
+
+async def _closed(client: aiosmtplib.SMTP) -> None:
+    """QUIT, as a client leaving politely does; closed whatever the server says."""
+    try:
+        if client.is_connected:
+            await asyncio.wait_for(client.quit(), 5.0)
+    except Exception:
+        logger.debug("Closing a connection to the mail server failed.", exc_info=True)
+    finally:
+        client.close()

@@ -32,6 +32,16 @@ class _Handler:
     # By recipient: the answers to RCPT TO before it is taken (e.g. "451 4.3.0 busy").
     answers: dict[str, list[str]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # How many times a client said EHLO: once per connection.
+    greetings: int = 0
+
+    async def handle_EHLO(
+        self, server: Any, session: Any, envelope: Any, hostname: str, responses: list[str]
+    ) -> list[str]:
+        with self.lock:
+            self.greetings += 1
+        session.host_name = hostname
+        return responses
 
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, options: Any
@@ -71,6 +81,12 @@ class Sink:
     def to(self, recipient: str) -> list[Received]:
         with self._handler.lock:
             return [one for one in self._handler.kept if recipient in one.recipients]
+
+    @property
+    def greetings(self) -> int:
+        """EHLOs so far: the connections clients opened and introduced."""
+        with self._handler.lock:
+            return self._handler.greetings
 
     def stop(self) -> None:
         self._controller.stop()

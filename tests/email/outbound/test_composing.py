@@ -11,6 +11,7 @@ import pytest
 from supportdesk.config import Settings
 from supportdesk.dispatch.smtp_url import SmtpUrlError, smtp_server
 from supportdesk.domain.email.composing import Outgoing, compose, reply_subject
+from supportdesk.domain.email.headers import POLICY
 
 
 def _mail(**changes: object) -> bytes:
@@ -52,6 +53,32 @@ def test_a_long_thread_keeps_its_first_and_latest_ids() -> None:
     assert references[0] == "<m0@x.example>" and references[-1] == "<m39@x.example>"
     assert len(references) == 20
     assert parsed["In-Reply-To"] == "<m39@x.example>"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("Subject", "Re: [#7] Invoice exported twice"),
+        ("Subject", "Re: [#8] " + "long words " * 9),
+        ("Subject", "Re: [#9] Zoë's order"),
+        ("Subject", "Re: [#10] =?utf-8?q?looks_encoded?="),
+        ("Subject", "Re: [#11] a;b:c<d>e(f)\\g"),
+        ("From", '"Doe, John" <support@acme.example>'),
+        ("From", "Zoë Müller <support@acme.example>"),
+        ("From", '"He said \\"hi\\"" <support@acme.example>'),
+        ("To", '"quoted local"@client.example'),
+        ("Reply-To", "Acme Support <support+t1-abcdefghijklmnopqrstuvwxyz0123@acme.example>"),
+        ("Message-ID", "<msg_01@acme.example>"),
+        ("References", "<a@x.example> <b@x.example>"),
+        ("Date", "Fri, 27 Nov 2026 00:00:00 +0000"),
+        ("Auto-Submitted", "auto-replied"),
+    ],
+)
+def test_headers_are_written_as_the_standard_policy_writes_them(name: str, value: str) -> None:
+    # Ours writes a header that fits its line as it reads, without the standard refold.
+    ours = POLICY.fold_binary(name, POLICY.header_factory(name, value))
+    standard = policy.default.fold_binary(name, policy.default.header_factory(name, value))
+    assert ours == standard
 
 
 def test_the_smtp_urls_password_is_never_shown() -> None:

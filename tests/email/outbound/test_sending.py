@@ -147,6 +147,22 @@ def test_a_reply_reaches_the_requester_with_the_threads_headers_and_files(
     assert issue_of_key(mailbox, token_key) == issue_id
 
 
+def test_mail_after_mail_goes_over_the_connection_kept_open(
+    desk: Desk, sink: Sink, mailbox: Mailbox
+) -> None:
+    api = mailbox.workspace.client()
+    sender = customer()
+    issue_id = write_in(desk, mailbox, sender)
+    reply(api, issue_id, "One.")
+    mail_to(sink, sender, 1)
+    greeted = sink.greetings
+    for n, words in enumerate(["Two.", "Three.", "Four."], start=2):
+        reply(api, issue_id, words)
+        mail_to(sink, sender, n)
+    # No new connection (each would have said EHLO) for three mails sent one by one.
+    assert sink.greetings == greeted
+
+
 def test_a_note_is_never_sent(desk: Desk, sink: Sink, mailbox: Mailbox) -> None:
     api = mailbox.workspace.client()
     sender = customer()

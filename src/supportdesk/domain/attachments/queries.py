@@ -13,8 +13,8 @@ from supportdesk.domain.attachments.uploads import find_attachment
 from supportdesk.domain.errors import not_found
 from supportdesk.storage import ObjectStorage
 
-# A message has at most 25: no page is needed.
-_OF_MESSAGES = Read(
+# A message has at most 25: no page is needed. (The mailer reads a batch's with it too.)
+ATTACHMENTS_OF_MESSAGES = Read(
     select(*ATTACHMENT_COLUMNS)
     .where(
         attachments.c.workspace_id == bindparam("workspace_id"),
@@ -33,7 +33,7 @@ async def attachments_of_messages(
     if not message_ids:
         return found
     for attachment in await db.fetch(
-        _OF_MESSAGES, workspace_id=workspace_id, message_ids=list(message_ids)
+        ATTACHMENTS_OF_MESSAGES, workspace_id=workspace_id, message_ids=list(message_ids)
     ):
         assert attachment.message_id is not None
         found[attachment.message_id].append(attachment)

@@ -72,7 +72,9 @@ def _references(thread: Sequence[str]) -> list[str]:
 
 def compose(mail: Outgoing) -> EmailMessage:
     message = EmailMessage(policy=POLICY)
-    message["From"] = _address(mail.sender_name, mail.sender_address)
+    # As text, which the policy parses once for every mail of the mailbox: the registry
+    # parses an Address's text as well, so the header is the same.
+    message["From"] = str(_address(mail.sender_name, mail.sender_address))
     message["To"] = mail.recipient
     message["Reply-To"] = _address(mail.sender_name, mail.reply_to)
     message["Subject"] = one_line(mail.subject)
