@@ -100,8 +100,10 @@ def test_a_saturated_serve_process_delivers_while_it_is_busy(
     }
     rates = f"{len(answered)} answered; of {len(due_by_then)} due, {len(delivered)} delivered"
     assert len(due_by_then) >= 4 * CONCURRENCY, f"the load was too light to tell: {rates}"
-    # A dispatcher starved by the requests sent about one in twenty while they lasted.
-    assert len(delivered) >= 0.9 * len(due_by_then), rates
+    # A dispatcher starved by the requests sent about one in twenty while they lasted. One
+    # that shares two quiet cores with a worker answering ~1,000 createIssue a second sends
+    # 80-90% of them within DELIVERED_WITHIN; a loaded machine sends less load, and more.
+    assert len(delivered) >= 0.75 * len(due_by_then), rates
 
 
 def _epoch(created_at: str) -> float:
