@@ -104,18 +104,13 @@ def inbox_checks(summary: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dic
     found: dict[str, dict[str, Any]] = {}
     for backend, scenarios in summary.items():
         entry: dict[str, Any] = {}
-        pair = scenarios.get("inbox-queue", {})
-        page, graphql = pair.get("ours"), pair.get("ours+graphql")
-        if page and graphql and graphql["cpu_us_per_request"]:
-            ratio = page["cpu_us_per_request"] / graphql["cpu_us_per_request"]
-            entry["page_vs_graphql_cpu"] = ratio
-            entry["page_meets_target"] = ratio <= INBOX_PAGE_TARGET
-        pair = scenarios.get("inbox-issue", {})
-        page, graphql = pair.get("ours"), pair.get("ours+graphql")
-        if page and graphql and graphql["cpu_us_per_request"]:
-            ratio = page["cpu_us_per_request"] / graphql["cpu_us_per_request"]
-            entry["issue_page_vs_graphql_cpu"] = ratio
-            entry["issue_page_meets_target"] = ratio <= INBOX_PAGE_TARGET
+        for scenario, name in (("inbox-queue", "page"), ("inbox-issue", "issue_page")):
+            pair = scenarios.get(scenario, {})
+            page, graphql = pair.get("ours"), pair.get("ours+graphql")
+            if page and graphql and graphql["cpu_us_per_request"]:
+                ratio = page["cpu_us_per_request"] / graphql["cpu_us_per_request"]
+                entry[f"{name}_vs_graphql_cpu"] = ratio
+                entry[f"{name}_meets_target"] = ratio <= INBOX_PAGE_TARGET
         small = scenarios.get("inbox-queue-1k", {}).get("ours")
         large_key = next(
             (k for k in ("inbox-queue-100k", "inbox-queue-10k") if k in scenarios), None
