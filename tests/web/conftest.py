@@ -90,6 +90,9 @@ def browser_page(browser: Browser, server: RunningServer) -> Iterator[BrowserPag
         base_url=server.base_url,
         viewport={"width": 1280, "height": 800},
         extra_http_headers={"X-Forwarded-For": random_address()},
+        # A page without focus may be refused the clipboard: the Copy buttons' tests then
+        # saw the fallback's message about one run in ten.
+        permissions=["clipboard-read", "clipboard-write"],
     )
     context.set_default_timeout(10_000)
     page = context.new_page()
