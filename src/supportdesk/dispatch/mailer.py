@@ -20,7 +20,6 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from email.message import EmailMessage
 
 import aiosmtplib
 
@@ -149,7 +148,7 @@ class Mailer:
             # joins the issue by its token, whatever the report's headers say.
             reply_to = await self._reply_address(mail)
             built = await self._build(mail, reply_to)
-            answer = await self._send(built.as_bytes(), reply_to, mail.recipient)
+            answer = await self._send(built, reply_to, mail.recipient)
             at = now()
             if answer.delivered:
                 return at
@@ -169,7 +168,7 @@ class Mailer:
             )
         return None
 
-    async def _build(self, mail: mail_queue.DueMail, reply_to: str) -> EmailMessage:
+    async def _build(self, mail: mail_queue.DueMail, reply_to: str) -> bytes:
         said = mail.content
         files = []
         for name, content_type, key in said.files:

@@ -10,8 +10,10 @@ import pytest
 
 from supportdesk.config import Settings
 from supportdesk.dispatch.smtp_url import SmtpUrlError, smtp_server
-from supportdesk.domain.email.composing import Outgoing, compose, reply_subject
+from supportdesk.domain.email.composing import Outgoing, compose, one_line, reply_subject
 from supportdesk.domain.email.headers import POLICY
+
+REPLY_TO = "support+t1-abcdefghijklmnop@acme.example"
 
 
 def _mail(**changes: object) -> bytes:
@@ -19,7 +21,7 @@ def _mail(**changes: object) -> bytes:
         "sender_address": "support@acme.example",
         "sender_name": "Acme Support",
         "recipient": "ada@client.example",
-        "reply_to": "support+t1-abcdefghijklmnop@acme.example",
+        "reply_to": REPLY_TO,
         "message_key": "msg_01@acme.example",
         "thread": (),
         "subject": reply_subject(1, "Hello"),
@@ -27,7 +29,7 @@ def _mail(**changes: object) -> bytes:
         "sent_at": datetime(2026, 11, 27, tzinfo=UTC),
         **changes,
     }
-    return compose(Outgoing(**values)).as_bytes()  # type: ignore[arg-type]
+    return compose(Outgoing(**values))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -53,6 +55,41 @@ def test_a_long_thread_keeps_its_first_and_latest_ids() -> None:
     assert references[0] == "<m0@x.example>" and references[-1] == "<m39@x.example>"
     assert len(references) == 20
     assert parsed["In-Reply-To"] == "<m39@x.example>"
+
+
+@pytest.mark.parametrize(
+    ("name", "subject"),
+    [
+        ("Acme Support", "Re: [#7] Invoice exported twice"),
+        ("Doe, John", "Re: [#8] " + "long words " * 12),
+        ('He said "hi" \\ left', "Re: [#9] Zoë's order, ½ shipped"),
+        ("Zoë Müller", "Re: [#10] =?utf-8?q?looks_encoded?="),
+        ("a;b:c<d>e(f)@g", "Re: [#11] a;b:c<d>e(f)\\g"),
+        ("Müller & Söhne Kundendienst", "Re: [#12] 請求書が二重に"),
+        ("Support of a rather long company name " * 3, "Re: [#13] tab\there"),
+        ("Zoë " * 8, "Re: [#14] " + "ü" * 150),
+        ("Bell\x07 and escape\x1b", "Re: [#15] bell\x07"),
+    ],
+)
+def test_names_and_subjects_read_back_as_they_were_written(name: str, subject: str) -> None:
+    thread = [f"msg_{n:02}abcdefghijklmnopqrstuvwxyz@acme.example" for n in range(6)]
+    raw = _mail(sender_name=name, subject=subject, thread=thread)
+    parsed = message_from_bytes(raw, policy=policy.default)
+    assert parsed["Subject"] == one_line(subject)
+    for field, address in [("From", "support@acme.example"), ("Reply-To", REPLY_TO)]:
+        [mailbox] = parsed[field].addresses
+        assert (mailbox.display_name, mailbox.addr_spec) == (one_line(name), address)
+        assert not parsed[field].defects
+    assert str(parsed["References"]).split() == [f"<{key}>" for key in thread]
+    head = raw.split(b"\n\n", 1)[0]
+    assert head.isascii() and max(len(line) for line in head.split(b"\n")) <= 78
+
+
+def test_a_line_break_in_an_address_is_refused() -> None:
+    with pytest.raises(ValueError, match="line break"):
+        _mail(recipient="ada@client.example\nBcc: victim@evil.example")
+    with pytest.raises(ValueError, match="line break"):
+        _mail(reply_to="support@acme.example\r\nBcc: victim@evil.example")
 
 
 @pytest.mark.parametrize(
