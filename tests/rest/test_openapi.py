@@ -64,6 +64,32 @@ def test_the_operations_are_the_ones_of_the_permission_table(document: dict[str,
     assert PERMISSIONS["REST.getIssue"] == PERMISSIONS["Query.issue"]
 
 
+def test_each_401_documents_the_www_authenticate_it_is_sent_with(
+    server: RunningServer, document: dict[str, Any]
+) -> None:
+    # Given the 401 of a key's operation and that of the e-mail door, as documented
+    by_key = document["components"]["responses"]["Unauthenticated"]["headers"]
+    by_token = document["paths"]["/v1/inbound-email"]["post"]["responses"]["401"]["headers"]
+
+    # When each is asked without a credential
+    no_key = httpx.get(f"{server.base_url}/v1/issues/iss_01M84ZTS0570QPAA0NNCNVXZXE", timeout=30)
+    no_token = httpx.post(
+        f"{server.base_url}/v1/inbound-email",
+        content=b"Subject: hi\r\n\r\nhi\r\n",
+        headers={"Content-Type": "message/rfc822"},
+        timeout=30,
+    )
+
+    # Then the document says, in words and in its schema, exactly the header each sends
+    assert (no_key.status_code, no_token.status_code) == (401, 401)
+    for headers, answer in ((by_key, no_key), (by_token, no_token)):
+        sent = answer.headers["www-authenticate"]
+        assert headers["WWW-Authenticate"]["schema"]["const"] == sent
+        assert headers["WWW-Authenticate"]["description"] == f"Always `{sent}`."
+    assert no_key.headers["www-authenticate"] == "Bearer"
+    assert no_token.headers["www-authenticate"] == 'Bearer realm="inbound-email"'
+
+
 def test_the_limits_are_the_domains(document: dict[str, Any]) -> None:
     schemas = document["components"]["schemas"]
     body = schemas["CreateIssueRequest"]["properties"]

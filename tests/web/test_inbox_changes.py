@@ -163,14 +163,52 @@ def test_a_bulk_change_is_all_or_nothing(stock: Stock, other_workspace: Workspac
 
     assert cannot_move.status_code == 422 and "Nothing was changed" in cannot_move.text
     assert foreign_issue.status_code == 404 and "not in this workspace" in foreign_issue.text
-    assert unknown_label.status_code == 422
-    assert unknown_person.status_code == 422
+    assert unknown_label.status_code == 404
+    assert unknown_person.status_code == 404
     assert nothing_chosen.status_code == 422 and "Select at least one" in nothing_chosen.text
     assert no_change.status_code == 422 and "Choose a status" in no_change.text
     assert all_events(api)[-1]["sequence"] == before
     assert sorted(tickets(agent.get("/inbox/?view=unassigned&status=new").text)) == sorted(
         stock.unassigned
     )
+
+
+def test_a_label_or_person_of_another_workspace_is_not_found_and_changes_nothing(
+    stock: Stock, other_workspace: WorkspaceFixture
+) -> None:
+    # Given an agent's open issues, one carrying a label, and another workspace's label
+    # and agent
+    agent = log_in(stock, stock.agent_email)
+    api = stock.workspace.client()
+    open_ids = [stock.ids[number] for number in stock.unassigned]
+    assert bulk(agent, open_ids[:1], add_label=stock.label_ids["bug"]).status_code == 303
+    before = all_events(api)[-1]["sequence"]
+    foreign = stock_workspace(other_workspace)
+
+    # When the bulk bar names the foreign label or agent, beside a change of its own
+    answers = {
+        "added": bulk(agent, open_ids, status="pending", add_label=foreign.label_ids["bug"]),
+        "removed": bulk(agent, open_ids, status="pending", remove_label=foreign.label_ids["bug"]),
+        "assigned": bulk(agent, open_ids, status="pending", assignee=foreign.agent_id),
+    }
+
+    # Then each is answered 404 with what was wrong, as the issue page answers, and nothing
+    # was written: no event, no issue moved, assigned or unlabelled
+    assert {name: answer.status_code for name, answer in answers.items()} == {
+        "added": 404,
+        "removed": 404,
+        "assigned": 404,
+    }
+    assert "not one of this workspace" in answers["added"].text
+    assert "not one of this workspace" in answers["removed"].text
+    assert "not a member of this workspace" in answers["assigned"].text
+    assert all("Nothing was changed" in answer.text for answer in answers.values())
+    assert all_events(api)[-1]["sequence"] == before
+    assert sorted(tickets(agent.get("/inbox/?view=unassigned&status=new").text)) == sorted(
+        stock.unassigned
+    )
+    labelled = agent.get(f"/inbox/?view=unassigned&label={stock.label_ids['bug']}").text
+    assert tickets(labelled) == stock.unassigned[:1]
 
 
 @pytest.mark.parametrize("token", [None, "", "wrong"])

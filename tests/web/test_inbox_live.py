@@ -3,6 +3,7 @@ instead of a key (docs/inbox-live.md)."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -34,14 +35,16 @@ def logged_in(workspace: WorkspaceFixture, email: str) -> SettingsClient:
     return SettingsClient(workspace.server.base_url).logged_in(email, ADMIN_PASSWORD)
 
 
-def live(member: SettingsClient, **headers: str) -> Stream:
-    """The member's stream, as an EventSource opens it: the session cookie, no key."""
+def live(member: SettingsClient, raw: bool = False, **headers: str) -> Stream:
+    """The member's stream, as an EventSource opens it: the session cookie, no key;
+    `raw`, its lines as sent."""
     cookie = member.http.cookies.get(COOKIE) or ""
     return Stream(
         str(member.http.base_url),
         None,
         path=PATH,
         headers={"Cookie": f"{COOKIE}={cookie}", **headers},
+        raw=raw,
     )
 
 
@@ -80,6 +83,28 @@ def test_an_issue_created_over_graphql_reaches_an_agents_stream_within_2_seconds
     assert int(created.id) == event["sequence"]
     committed = datetime.fromisoformat(event["createdAt"].replace("Z", "+00:00"))
     assert arrived - committed.timestamp() < 2.0
+
+
+def test_an_events_data_holds_no_html_yet_reads_back_as_sent(
+    workspace: WorkspaceFixture,
+) -> None:
+    # Given an agent's stream, read line by line as the server writes it
+    agent = logged_in(workspace, workspace.add_person("agent"))
+    subject = "Printer <img src=x onerror=alert(1)> & fax"
+    with live(agent, raw=True) as stream:
+        # When an issue with markup in its subject is created
+        new_issue(workspace.client(), subject=subject)
+        lines = [stream.next()]
+        while lines[-1] != "event: issue.created":
+            lines.append(stream.next())
+        lines.append(stream.next())
+
+    # Then no data line holds a raw <, > or &, yet the JSON decodes to the subject as
+    # written (htmx's SSE extension swaps the raw data in when inbox_live.js is missing)
+    data = [line.removeprefix("data: ") for line in lines if line.startswith("data: ")]
+    assert data and not [line for line in data if set(line) & set("<>&")]
+    assert "\\u003cimg src=x onerror=alert(1)\\u003e \\u0026 fax" in data[-1]
+    assert json.loads(data[-1])["data"]["issue"]["subject"] == subject
 
 
 def test_a_reconnect_with_last_event_id_catches_up_by_sequence(

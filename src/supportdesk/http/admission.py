@@ -57,6 +57,9 @@ class Remembered(NamedTuple):
     verdict: Verdict
 
 
+# The WWW-Authenticate of a refused key (GraphQL and /v1 alike).
+CHALLENGE = "Bearer"
+
 # Past this many keys with a lastUsedAt write scheduled, those older than a minute are dropped.
 _SCHEDULED_PRUNE_AT = 10_000
 
@@ -128,7 +131,7 @@ class Admission:
                 401,
                 "UNAUTHENTICATED",
                 str(failure),
-                {"WWW-Authenticate": "Bearer"},
+                {"WWW-Authenticate": CHALLENGE},
                 reason=failure.reason,
             ) from None
         self._note_use(db, principal, last_used_at, moment)

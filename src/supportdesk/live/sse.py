@@ -14,15 +14,23 @@ from supportdesk.live.feed import Reset
 MEDIA_TYPE = "text/event-stream"
 
 
+def html_safe_json(value: Any) -> bytes:
+    """`value` as JSON with `<`, `>` and `&` written as `\\u003c`, `\\u003e`, `\\u0026`: a
+    JSON parser reads back the same strings, and the data is never HTML, even where a
+    page puts it in raw (the inbox's htmx SSE extension, without inbox_live.js)."""
+    data = orjson.dumps(value)
+    return data.replace(b"&", b"\\u0026").replace(b"<", b"\\u003c").replace(b">", b"\\u003e")
+
+
 def event_message(event: Event) -> bytes:
     """`id: <sequence>`, `event: <type>`, `data: <the event's JSON on one line>`."""
-    data = orjson.dumps(event.body())
+    data = html_safe_json(event.body())
     return b"id: %d\nevent: %s\ndata: %s\n\n" % (event.sequence, event.type.encode(), data)
 
 
 def reset_message(reset: Reset) -> bytes:
     # No `id`: the client's Last-Event-ID stays where it was until the next event.
-    data = orjson.dumps({"oldestSequence": reset.oldest_sequence})
+    data = html_safe_json({"oldestSequence": reset.oldest_sequence})
     return b"event: reset\ndata: %s\n\n" % data
 
 

@@ -20,6 +20,8 @@ from supportdesk.rest import errors
 from supportdesk.rest.errors import RestError, json_response
 
 MEDIA_TYPE = "message/rfc822"
+# The WWW-Authenticate of a refused token: its realm tells it from an API key's refusal.
+CHALLENGE = 'Bearer realm="inbound-email"'
 
 
 def _unauthenticated(reason: str, message: str) -> RestError:
@@ -27,7 +29,7 @@ def _unauthenticated(reason: str, message: str) -> RestError:
         401,
         "UNAUTHENTICATED",
         message,
-        headers={"WWW-Authenticate": 'Bearer realm="inbound-email"'},
+        headers={"WWW-Authenticate": CHALLENGE},
         reason=reason,
     )
 

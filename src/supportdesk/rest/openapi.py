@@ -19,6 +19,8 @@ from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
 from supportdesk.domain.issues.workflow import DEFAULT_PRIORITY, PRIORITIES, STATUSES
 from supportdesk.domain.pagination import MAX_PAGE_SIZE
 from supportdesk.domain.validation import MAX_EMAIL
+from supportdesk.http.admission import CHALLENGE as KEY_CHALLENGE
+from supportdesk.rest.inbound_email import CHALLENGE as TOKEN_CHALLENGE
 from supportdesk.rest.inbound_email import MEDIA_TYPE as MAIL_MEDIA_TYPE
 from supportdesk.rest.schemas import IDEMPOTENCY_HEADER, INCLUDE_INTERNAL
 
@@ -249,7 +251,7 @@ _HEADERS: dict[str, tuple[str, str]] = {
     "X-RateLimit-Remaining": ("integer", "Requests left in the current minute."),
     "X-RateLimit-Reset": ("integer", "When the current minute ends, in epoch seconds."),
     "Retry-After": ("integer", "Seconds to wait before trying again."),
-    "WWW-Authenticate": ("string", "Always `Bearer`."),
+    "WWW-Authenticate": ("string", "The scheme of the credential to send."),
     "Location": ("string", "The issue's address, /v1/issues/{id}."),
     "Allow": ("string", "The methods this path takes."),
     "Content-Disposition": (
@@ -285,15 +287,26 @@ def _error(description: str, *headers: str, optional: tuple[str, ...] = ()) -> d
     }
 
 
+def _challenged(answer: dict[str, Any], challenge: str) -> dict[str, Any]:
+    """A 401 with the WWW-Authenticate it is sent with, word for word."""
+    answer["headers"]["WWW-Authenticate"].update(
+        description=f"Always `{challenge}`.", schema={"type": "string", "const": challenge}
+    )
+    return answer
+
+
 def _responses() -> dict[str, Any]:
     return {
         "BadRequest": _error(
             "BAD_REQUEST: the body is not JSON, or not a JSON object.", *_RATE_LIMITED
         ),
-        "Unauthenticated": _error(
-            "UNAUTHENTICATED: a missing, malformed, unknown, revoked or expired key; "
-            "`reason` says which.",
-            "WWW-Authenticate",
+        "Unauthenticated": _challenged(
+            _error(
+                "UNAUTHENTICATED: a missing, malformed, unknown, revoked or expired key; "
+                "`reason` says which.",
+                "WWW-Authenticate",
+            ),
+            KEY_CHALLENGE,
         ),
         "Forbidden": _error(
             "FORBIDDEN: the key lacks the scope; `required_scopes` names those that would do.",
@@ -586,11 +599,14 @@ def _receive_inbound_email() -> dict[str, Any]:
                 "content": result,
             },
             "400": _error("BAD_REQUEST: the body is empty."),
-            "401": _error(
-                "UNAUTHENTICATED: no token (`reason: missing`), or one that is no mailbox's "
-                "inbound token now (`reason: invalid`: unknown, rotated, or the mailbox "
-                "deleted). An API key is no inbound token.",
-                "WWW-Authenticate",
+            "401": _challenged(
+                _error(
+                    "UNAUTHENTICATED: no token (`reason: missing`), or one that is no "
+                    "mailbox's inbound token now (`reason: invalid`: unknown, rotated, or the "
+                    "mailbox deleted). An API key is no inbound token.",
+                    "WWW-Authenticate",
+                ),
+                TOKEN_CHALLENGE,
             ),
             "405": _ref("responses", "MethodNotAllowed"),
             "413": _error(

@@ -12,13 +12,14 @@ from urllib.parse import parse_qsl, urlsplit
 from starlette.responses import Response
 
 from supportdesk.domain import saved_views
-from supportdesk.domain.errors import DomainError, ErrorCode, InvalidArgument
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, InvalidArgument
 from supportdesk.domain.issues import BulkChange, count_issues_up_to, update_issues
 from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
 from supportdesk.domain.labels.queries import list_labels
 from supportdesk.domain.members.queries import list_members
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.member_actor import member_actor
+from supportdesk.web.pages.issue_page import explained
 from supportdesk.web.pages.live import live_url
 from supportdesk.web.queue import FILTER_NAMES, VIEWS, QueueQuery, view_filter
 from supportdesk.web.queue_rows import QueueRows, read_rows
@@ -159,6 +160,9 @@ def _bulk_failure(error: DomainError) -> tuple[int, str]:
     missing = [f.field for f in error.fields if f.code == ErrorCode.NOT_FOUND]
     if missing:
         return 404, "Nothing was changed: some of the selected issues are not in this workspace."
+    # A label or person of another workspace (or none): 404, as the issue page answers.
+    if any(f.code == FieldCode.UNKNOWN for f in error.fields):
+        return 404, f"Nothing was changed: {explained(error)}"
     refused = [f.field for f in error.fields if f.field.startswith("iss_")]
     if refused:
         return 422, (
