@@ -34,12 +34,15 @@ class _Handler:
     lock: threading.Lock = field(default_factory=threading.Lock)
     # How many times a client said EHLO: once per connection.
     greetings: int = 0
+    # The connections that said EHLO, for hang_up.
+    sessions: list[Any] = field(default_factory=list)
 
     async def handle_EHLO(
         self, server: Any, session: Any, envelope: Any, hostname: str, responses: list[str]
     ) -> list[str]:
         with self.lock:
             self.greetings += 1
+            self.sessions.append(server)
         session.host_name = hostname
         return responses
 
@@ -87,6 +90,14 @@ class Sink:
         """EHLOs so far: the connections clients opened and introduced."""
         with self._handler.lock:
             return self._handler.greetings
+
+    def hang_up(self) -> None:
+        """Close every open connection, as a server that times idle clients out does."""
+        with self._handler.lock:
+            sessions, self._handler.sessions = self._handler.sessions, []
+        for session in sessions:
+            if session.transport is not None:
+                self._controller.loop.call_soon_threadsafe(session.transport.close)
 
     def stop(self) -> None:
         self._controller.stop()

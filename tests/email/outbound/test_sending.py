@@ -5,9 +5,12 @@ customer's answer to our mail threads back by its headers."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from email.utils import make_msgid
 from typing import Any
+
+import pytest
 
 from tests.attachments.helpers import upload
 from tests.client import GraphQLClient
@@ -161,6 +164,26 @@ def test_mail_after_mail_goes_over_the_connection_kept_open(
         mail_to(sink, sender, n)
     # No new connection (each would have said EHLO) for three mails sent one by one.
     assert sink.greetings == greeted
+
+
+def test_a_connection_the_server_closed_meanwhile_is_replaced(
+    desk: Desk, sink: Sink, mailbox: Mailbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    api = mailbox.workspace.client()
+    sender = customer()
+    issue_id = write_in(desk, mailbox, sender)
+    reply(api, issue_id, "One.")
+    mail_to(sink, sender, 1)
+    greeted = sink.greetings
+    sink.hang_up()
+    caplog.set_level(logging.INFO, logger="supportdesk.dispatch.mail")
+    second = reply(api, issue_id, "Two.")["message"]["id"]
+    mail_to(sink, sender, 2)
+    eventually(lambda: email_of(api, issue_id, second)["status"] == "sent")
+    # Sent once, at its first attempt, over a new connection.
+    assert not [r for r in caplog.records if r.name == "supportdesk.dispatch.mail"]
+    assert sink.greetings > greeted
+    assert [one.mail.get_content().strip() for one in sink.to(sender)] == ["One.", "Two."]
 
 
 def test_a_note_is_never_sent(desk: Desk, sink: Sink, mailbox: Mailbox) -> None:
