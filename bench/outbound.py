@@ -3,10 +3,11 @@
 every message: aiosmtpd's own Sink handler, in a process of its own) answers replyToIssue
 in two workspaces in alternating rounds:
 
-- "ours": issues opened over the API, in a workspace without a mailbox: no mail;
 - "ours+mail": issues opened by mail (through the pipeline, as the SMTP listener files
   them) in a workspace with a mailbox: every reply writes an outbox row in its own
-  transaction, and the dispatcher sends it.
+  transaction, and the dispatcher sends it;
+- "ours": the same issues, opened by the same mail in a workspace of their own whose
+  mailbox was then deleted: e-mail off, so the replies differ only in their mail.
 
 After each run the bench waits until no mail is pending, so no run pays for another's.
 
@@ -40,10 +41,9 @@ from supportdesk.db.tables import email_outbox
 from supportdesk.dispatch.mailer import Mailer
 from supportdesk.domain import audit
 from supportdesk.domain.email.intake import MailIntake
-from supportdesk.domain.issues import NewIssue, create_issue
 from supportdesk.domain.issues.actions import reply_to_issue
+from supportdesk.domain.mailboxes.actions import delete_mailbox
 from supportdesk.domain.mailboxes.queries import mailbox_for_recipient
-from supportdesk.domain.workspaces import init_workspace
 from supportdesk.storage.location import storage_for
 
 SCENARIO = "replyToIssue-email"
@@ -62,8 +62,9 @@ class Workspaces:
     requests: dict[str, Requests]
 
 
-async def _opened_by_mail(url: str, issues: int) -> tuple[str, list[str]]:
-    """A workspace with a mailbox, and `issues` issues opened by mail to it."""
+async def _opened_by_mail(url: str, issues: int, *, mail_on: bool = True) -> tuple[str, list[str]]:
+    """A workspace with a mailbox, and `issues` issues opened by mail to it; with e-mail
+    off, the mailbox is then deleted (its issues and messages stay, and no reply is mailed)."""
     mailbox = await new_mailbox(url)
     database = Database(normalise_database_url(url), pool_size=1)
     key = bench_env()["SUPPORTDESK_SECRET_KEY"]
@@ -79,27 +80,11 @@ async def _opened_by_mail(url: str, issues: int) -> tuple[str, list[str]]:
             taken = await intake.receive(found, raw, "smtp", [mailbox.address])
             assert taken.issue_id is not None, taken
             issue_ids.append(taken.issue_id)
+        if not mail_on:
+            await delete_mailbox(database, audit.CLI_ACTOR, found.workspace_id, found.id)
     finally:
         await database.dispose()
     return mailbox.workspace_id, issue_ids
-
-
-async def _opened_by_api(url: str, issues: int) -> tuple[str, list[str]]:
-    """A workspace without a mailbox, and `issues` issues opened as createIssue does."""
-    database = Database(normalise_database_url(url), pool_size=1)
-    try:
-        made = await init_workspace(database, f"bench-reply-{time.time_ns()}", "b@example.com")
-        issue_ids = []
-        for n in range(issues):
-            new = NewIssue(
-                "Invoice exported twice", "The export shows the refunded charge.",
-                f"customer{n}@customer{n % 50}.example.com", f"Customer {n}",
-            )  # fmt: skip
-            issue = await create_issue(database, audit.CLI_ACTOR, made.workspace.id, new)
-            issue_ids.append(issue.id)
-    finally:
-        await database.dispose()
-    return made.workspace.id, issue_ids
 
 
 def _replies(issue_ids: list[str], key: str) -> Requests:
@@ -114,7 +99,7 @@ def _replies(issue_ids: list[str], key: str) -> Requests:
 
 async def prepare(url: str, issues: int = ISSUES) -> Workspaces:
     with_mail, mailed_ids = await _opened_by_mail(url, issues)  # migrates the database first
-    without, plain_ids = await _opened_by_api(url, issues)
+    without, plain_ids = await _opened_by_mail(url, issues, mail_on=False)
     requests = {
         "ours": _replies(plain_ids, await seed.new_key(url, without)),
         WITH_MAIL: _replies(mailed_ids, await seed.new_key(url, with_mail)),
