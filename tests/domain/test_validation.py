@@ -45,6 +45,28 @@ def test_an_address_without_a_dotted_domain_is_invalid(value: str) -> None:
     assert check.errors == [FieldError("email", FieldCode.INVALID)]
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["ceo,x@evil.example", "ceo(x)@evil.example", '"quoted"@x.io', "a;b@x.io", "a<b@x.io"],
+)
+def test_an_address_that_reads_as_another_is_invalid(value: str) -> None:
+    # A comma makes two addresses of one, a parenthesis a comment: the mail would go to
+    # an address that was never given.
+    check = Validator()
+
+    check.email("email", value, required=True)
+
+    assert check.errors == [FieldError("email", FieldCode.INVALID)]
+
+
+@pytest.mark.parametrize("value", ["o'brien+tag@x.io", "zoë@x.io", "a.b-c_d@sub.x.io"])
+def test_ordinary_addresses_are_valid(value: str) -> None:
+    check = Validator()
+
+    assert check.email("email", value, required=True) == value
+    assert check.errors == []
+
+
 def test_an_address_gets_one_error_even_when_two_rules_break() -> None:
     check = Validator()
 

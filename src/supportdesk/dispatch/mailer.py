@@ -147,8 +147,13 @@ class Mailer:
             # The envelope's sender is the reply address too: a bounce comes back to it and
             # joins the issue by its token, whatever the report's headers say.
             reply_to = await self._reply_address(mail)
-            built = await self._build(mail, reply_to)
-            answer = await self._send(built, reply_to, mail.recipient)
+            try:
+                built = await self._build(mail, reply_to)
+            except (ValueError, UnicodeError) as unwritable:
+                # An address no header or SMTP path can hold as it is: no retry mends it.
+                answer = Answer(False, True, f"not sent: {unwritable}")
+            else:
+                answer = await self._send(built, reply_to, mail.recipient)
             at = now()
             if answer.delivered:
                 return at

@@ -6,9 +6,13 @@ import re
 
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError
 
-# Deliberately simple: one @, a dotted domain, no spaces. Deliverability is not our call.
+# Deliberately simple: one @, a dotted domain, no spaces. Deliverability is not our call,
+# but an address must mean one mailbox wherever it is written: the local part has none of
+# the characters that make a header or an SMTP path read it as something else (a comma
+# makes two addresses of one, a parenthesis a comment, quotes a quoted string).
 _EMAIL = re.compile(
-    r"\A[^@\s]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z"
+    r"\A[^@\s<>()\[\],;:\\\"\x00-\x1f\x7f]+"
+    r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z"
 )
 _DOMAIN_LABEL = re.compile(r"\A[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
 MAX_EMAIL = 254  # RFC 5321's limit on a path, so on an address
@@ -51,6 +55,11 @@ class Validator:
             names = ", ".join(sorted({error.field for error in self.errors}))
             message = " ".join([f"Invalid input: {names}.", *self._notes])
             raise DomainError(ErrorCode.VALIDATION_FAILED, message, self.errors)
+
+
+def is_email(value: str) -> bool:
+    """One mailbox's address, as `Validator.email` takes it."""
+    return len(value) <= MAX_EMAIL and _EMAIL.match(value) is not None
 
 
 def is_domain_name(value: str) -> bool:

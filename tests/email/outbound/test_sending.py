@@ -264,6 +264,26 @@ def test_a_server_answering_5xx_fails_the_message_with_a_note_and_an_event(
     assert event["data"]["email"]["status"] == "failed"
 
 
+def test_a_reply_to_an_address_that_needs_smtputf8_fails_with_a_note_not_a_retry(
+    desk: Desk, sink: Sink, mailbox: Mailbox
+) -> None:
+    api = mailbox.workspace.client()
+    sender = f"zoë-{secrets.token_hex(4)}@client.example.org"
+    made = api.ok(
+        "mutation($i: CreateIssueInput!) { createIssue(input: $i) { issue { id } } }",
+        {"i": {"subject": "Hallo", "body": "Grüße", "requesterEmail": sender}},
+    )
+    issue_id = made["createIssue"]["issue"]["id"]
+    message_id = reply(api, issue_id, "Hello?")["message"]["id"]
+    email = eventually(
+        lambda: (e := email_of(api, issue_id, message_id))["status"] == "failed" and e
+    )
+    assert "cannot be written" in email["error"]
+    assert sink.to(sender) == []
+    notes = [m for m in thread(api, issue_id)["messages"] if m["visibility"] == "internal"]
+    assert len(notes) == 1 and sender in notes[0]["body"]
+
+
 def test_our_own_mail_fed_back_in_is_ignored(desk: Desk, sink: Sink) -> None:
     box = mailbox_of(desk)
     api = box.workspace.client()

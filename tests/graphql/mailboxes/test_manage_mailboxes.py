@@ -74,6 +74,8 @@ def test_bad_addresses_and_imap_urls_are_refused(api: GraphQLClient) -> None:
     for values, field in (
         ({"address": "not an address"}, "address"),
         ({"address": "support+x@example.com"}, "address"),
+        ({"address": "zoë@example.com"}, "address"),
+        ({"address": "help,desk@example.com"}, "address"),
         ({"address": unique_address(), "imapUrl": "http://user:pw@host/INBOX"}, "imapUrl"),
         ({"address": unique_address(), "imapUrl": "imaps://host/INBOX"}, "imapUrl"),
     ):

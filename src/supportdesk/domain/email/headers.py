@@ -22,15 +22,16 @@ class ParsedOnce(HeaderRegistry):
     def __init__(self) -> None:
         super().__init__()
         self._parsed: dict[tuple[str, str], BaseHeader] = {}
-        self._classes: dict[str, type[BaseHeader]] = {}
+        self._classes: dict[type, type[BaseHeader]] = {}
 
     def __getitem__(self, name: str) -> type[BaseHeader]:
         # The standard registry makes a new class at every call: a fifth of building a
-        # mail's content, where every header set asks for its name's class twice.
-        key = name.lower()
-        found = self._classes.get(key)
+        # mail's content, where every header set asks for its name's class twice. Kept by
+        # the registry's own class, so any header name a sender invents shares one.
+        kind = self.registry.get(name.lower(), self.default_class)
+        found = self._classes.get(kind)
         if found is None:
-            found = self._classes[key] = super().__getitem__(name)
+            found = self._classes[kind] = super().__getitem__(name)
         return found
 
     def __call__(self, name: str, value: Any) -> BaseHeader:

@@ -19,13 +19,13 @@ from email.utils import getaddresses, parseaddr
 
 from supportdesk.domain.email.headers import POLICY
 from supportdesk.domain.email.html import html_to_text, sanitised_html
+from supportdesk.domain.validation import is_email
 
 MAX_PARTS = 500
 MAX_KEY = 255
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _MESSAGE_ID = re.compile(r"<([^<>\s]{1,250})>")
 _ANGLE_ADDRESS = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>\s*$")
-_SIMPLE_ADDRESS = re.compile(r"\A[^@\s<>\"]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\Z")
 
 
 class UnreadableMail(Exception):
@@ -104,7 +104,7 @@ def _sender(mail: Message) -> tuple[str, str | None]:
     angle = _ANGLE_ADDRESS.search(raw)
     name, address = (raw[: angle.start()], angle.group(1)) if angle else parseaddr(raw)
     address = address.strip()
-    if not _SIMPLE_ADDRESS.match(address) or len(address) > 254:
+    if not is_email(address):
         raise UnreadableMail("no usable From address")
     try:
         decoded = str(make_header(decode_header(name.strip())))

@@ -59,6 +59,9 @@ def _address(check: Validator, value: str | None) -> str | None:
     if "+" in address.split("@", 1)[0]:
         # Plus forms of the address route to it (support+anything@): its own can have none.
         check.fail("address", FieldCode.INVALID, "A mailbox's address has no `+` part.")
+    elif not address.isascii():
+        # Mail is sent from it without SMTPUTF8, which few relays offer.
+        check.fail("address", FieldCode.INVALID, "A mailbox's address is plain ASCII.")
     return address.lower()
 
 
