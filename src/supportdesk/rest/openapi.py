@@ -78,8 +78,9 @@ def _schemas() -> dict[str, Any]:
                     "type": "string",
                     "format": "email",
                     "maxLength": MAX_EMAIL,
-                    "description": "One @ and a dotted domain name; the requester becomes a "
-                    "contact of the workspace (matched ignoring case).",
+                    "description": "One @ and a dotted domain name, and before the @ no "
+                    'space and none of ,;:()<>[]"\\; the requester becomes a contact of the '
+                    "workspace (matched ignoring case).",
                 },
                 "requester_name": {
                     "type": ["string", "null"],
