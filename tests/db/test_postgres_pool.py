@@ -78,3 +78,36 @@ def test_concurrent_reads_share_at_most_the_pools_connections(url: str) -> None:
     backends = _with_database(url, 1, work)
     assert len(backends) == Database.limits_of(url, 1)["shared"] == 2
     assert moves.count(1) == 8 and sum(moves) == 0
+
+
+def test_a_read_cancelled_mid_statement_never_hands_its_connection_on(url: str) -> None:
+    # Its statement may still be running in the database: the connection is closed, and
+    # the reads after it are answered on others.
+    async def work(db: Database) -> tuple[int, list[int]]:
+        pids: list[int] = []
+
+        async def sleeper() -> None:
+            async with db.read() as connection:
+                [(pid,)] = await connection.rows(BACKEND_PID, {})
+                pids.append(int(pid))
+                await connection.rows(text("SELECT pg_sleep(2)"), {})
+
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.3):
+                await sleeper()
+        async with asyncio.timeout(1):
+            after = [await _read(db, BACKEND_PID) for _ in range(4)]
+        return pids[0], after
+
+    cancelled, after = _with_database(url, 1, work)
+    assert cancelled not in after
+
+
+def test_a_database_disposed_of_opens_connections_again(url: str) -> None:
+    async def work(db: Database) -> tuple[int, int]:
+        before = await _read(db, BACKEND_PID)
+        await db.dispose()
+        return before, await _read(db, BACKEND_PID)
+
+    before, after = _with_database(url, 1, work)
+    assert before != after

@@ -38,6 +38,7 @@ from supportdesk.db import deadline
 from supportdesk.db.answers import register_functions
 from supportdesk.db.compiled import Compiled, ReadStatement, Statements, compile_statement
 from supportdesk.db.connection import Connection, translated
+from supportdesk.db.postgres_pool import PostgresPool
 from supportdesk.db.reads import Read
 
 T = TypeVar("T")
@@ -125,12 +126,6 @@ async def _json_codecs(connection: asyncpg.Connection) -> None:
         await connection.set_type_codec(name, encoder=str, decoder=json.loads, schema="pg_catalog")
 
 
-async def _session_untouched(_connection: asyncpg.Connection) -> None:
-    """A connection back in the pool needs no reset: the service sets no session state,
-    takes no advisory lock and listens to nothing, and asyncpg itself rolls back an open
-    transaction. Its default reset would cost a round trip per read."""
-
-
 class Database:
     """The service's storage: a read path and a write path over one database."""
 
@@ -148,8 +143,7 @@ class Database:
             self._sqlite = _SqliteConnections(parsed.database or ":memory:", self._opened)
         else:
             self._dsn = parsed.set(drivername="postgresql").render_as_string(False)
-            self._pool: asyncpg.Pool | None = None
-            self._opening = asyncio.Lock()
+            self._pool = PostgresPool(self._dsn, self.pool_limits["shared"], _json_codecs)
             self._turns = _Turns()
 
     @staticmethod
@@ -215,55 +209,51 @@ class Database:
     @asynccontextmanager
     async def _postgres_transaction(self, turn: str | None) -> AsyncIterator[Connection]:
         async with self._turns.of_workspace(turn) if turn is not None else nullcontext():
-            pool, driver = await self._acquire()
+            driver = await self._acquire()
+            sound = False
             try:
                 connection = Connection(self._statements, driver, True)
                 async with driver.transaction():
                     yield connection
                     # The writes still waiting (`Connection.write`), then the COMMIT.
                     await connection.send_waiting()
+                sound = True
             except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                sound = True
                 raise translated(error, "COMMIT") from error  # BEGIN's or COMMIT's
+            except Exception:
+                sound = True
+                raise
             finally:
-                await self._release(pool, driver)
+                self._release(driver, sound)
         self._committed()
 
     @asynccontextmanager
     async def _postgres_read(self) -> AsyncIterator[Connection]:
-        pool, driver = await self._acquire()
+        driver = await self._acquire()
+        sound = False
         try:
             yield Connection(self._statements, driver, False)
+            sound = True
+        except Exception:
+            sound = True  # an error, not a statement cut off mid-way: the connection is sound
+            raise
         finally:
-            await self._release(pool, driver)
+            self._release(driver, sound)
 
-    async def _acquire(self) -> tuple[asyncpg.Pool, asyncpg.Connection]:
-        pool = self._pool or await self._open_pool()
+    async def _acquire(self) -> asyncpg.Connection:
         try:
-            driver = await pool.acquire()
-        except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            driver = await self._pool.acquire()
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
             raise translated(error, "CONNECT") from error
         self._tell("shared", 1)
-        return pool, driver
+        return driver
 
-    async def _release(self, pool: asyncpg.Pool, driver: asyncpg.Connection) -> None:
-        try:
-            await pool.release(driver)
-        finally:
-            self._tell("shared", -1)
-
-    async def _open_pool(self) -> asyncpg.Pool:
-        async with self._opening:
-            if self._pool is None:
-                self._pool = await asyncpg.create_pool(
-                    self._dsn,
-                    min_size=0,
-                    max_size=self.pool_limits["shared"],
-                    init=_json_codecs,
-                    reset=_session_untouched,
-                    # Kept open while the worker runs: no idle timer armed at every release.
-                    max_inactive_connection_lifetime=0,
-                )
-            return self._pool
+    def _release(self, driver: asyncpg.Connection, sound: bool) -> None:
+        """`sound`: the block ended, or failed with an error; not when it was cancelled,
+        perhaps mid-statement (that connection is closed)."""
+        self._pool.release(driver, sound=sound)
+        self._tell("shared", -1)
 
     @asynccontextmanager
     async def _sqlite_transaction(self) -> AsyncIterator[Connection]:
@@ -338,11 +328,17 @@ class Database:
             async with self._sqlite_read() as connection:
                 return await connection.rows_of(compiled, parameters)
         # As `read()` has it, without a context manager's steps: the hottest reads come here.
-        pool, driver = await self._acquire()
+        driver = await self._acquire()
+        sound = False
         try:
-            return await Connection(self._statements, driver, False).rows_of(compiled, parameters)
+            rows = await Connection(self._statements, driver, False).rows_of(compiled, parameters)
+            sound = True
+        except Exception:
+            sound = True
+            raise
         finally:
-            await self._release(pool, driver)
+            self._release(driver, sound)
+        return rows
 
     async def ping(self) -> bool:
         """Whether the database answers a statement."""
@@ -360,13 +356,9 @@ class Database:
                 connection.close()
             self._sqlite = _SqliteConnections(self._sqlite.path, self._opened)
             return
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            try:
-                async with asyncio.timeout(5):
-                    await pool.close()
-            except TimeoutError:
-                pool.terminate()  # a statement still running when the process stops
+        # A fresh pool, as SQLite's connections are made anew: a Database can be used again.
+        pool, self._pool = self._pool, PostgresPool(self._dsn, self._pool.size, _json_codecs)
+        await pool.close()
 
 
 def _ensure_sqlite_folder(url: str) -> None:
