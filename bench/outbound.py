@@ -1,6 +1,7 @@
 """`replyToIssue-email`: what sending replies by e-mail costs a warm server. The same `serve`
 (its dispatcher role on, `SUPPORTDESK_SMTP_URL` at a local SMTP sink that takes and drops
-every message: aiosmtpd's own Sink handler, in a process of its own) answers replyToIssue
+every message: Postfix's smtp-sink, which costs about as much CPU as a real relay's SMTP
+server, a tenth of a Python one) answers replyToIssue
 in two workspaces in alternating rounds:
 
 - "ours+mail": issues opened by mail (through the pipeline, as the SMTP listener files
@@ -20,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import statistics
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +34,7 @@ from bench.load import Driver, LoadSettings, Measurement
 from bench.mail import message
 from bench.scenarios import REPLY_TO_ISSUE, Requests, body
 from bench.servers import Server, bench_env, free_port, ours
+from bench.tools import smtp_sink_command
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings, normalise_database_url
 from supportdesk.db import Database
@@ -108,11 +109,10 @@ async def prepare(url: str, issues: int = ISSUES) -> Workspaces:
 
 
 def sink() -> Server:
-    """An SMTP server that takes every message and keeps none (aiosmtpd's Sink)."""
+    """An SMTP server that takes every message and keeps none (Postfix's smtp-sink)."""
     port = free_port()
-    command = [sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{port}"]
-    command += ["-c", "aiosmtpd.handlers.Sink"]
-    return Server("smtp-sink", command, port, ready_path=None)
+    command, env = smtp_sink_command(port)
+    return Server("smtp-sink", command, port, env, ready_path=None)
 
 
 def _wait_for_port(port: int, timeout: float = 30) -> None:

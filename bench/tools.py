@@ -1,5 +1,6 @@
-"""The bench's outside tools, installed on first use: wrk (Debian's package) and PostGraphile 5
-with Node 22 (npm packages, into the git-ignored bench/.tools/)."""
+"""The bench's outside tools, installed on first use: wrk (Debian's package), Postfix's
+smtp-sink (unpacked from Debian's postfix package into the git-ignored bench/.tools/, no mail
+server installed) and PostGraphile 5 with Node 22 (npm packages, into bench/.tools/)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent / ".tools"
@@ -31,6 +33,31 @@ def ensure_wrk() -> str:
     if found is None:
         raise RuntimeError("wrk could not be installed")
     return found
+
+
+POSTFIX = TOOLS / "postfix"
+
+
+def smtp_sink_command(port: int) -> tuple[list[str], dict[str, str]]:
+    """Postfix's smtp-sink listening on `port` (the command and the variables it needs): an
+    SMTP server in C that takes every mail and keeps none, the cost of a real relay rather
+    than of a Python server sharing the bench's cores."""
+    binary = POSTFIX / "usr" / "sbin" / "smtp-sink"
+    if not binary.exists():
+        if shutil.which("apt-get") is None:
+            raise RuntimeError("smtp-sink is missing: it comes from Debian's postfix package")
+        print("  unpacking Postfix's smtp-sink into bench/.tools (apt-get download postfix)")
+        with tempfile.TemporaryDirectory() as folder:
+            download = ["apt-get", "download", "-qq", "postfix"]
+            if subprocess.run(download, cwd=folder, capture_output=True).returncode != 0:
+                subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True)
+                subprocess.run(download, cwd=folder, check=True, capture_output=True)
+            (package,) = Path(folder).glob("postfix_*.deb")
+            POSTFIX.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["dpkg-deb", "-x", str(package), str(POSTFIX)], check=True)
+    # -u: the account it runs as when started by root; 100: its listen backlog.
+    command = [str(binary), "-u", "nobody", f"127.0.0.1:{port}", "100"]
+    return command, {"LD_LIBRARY_PATH": str(POSTFIX / "usr" / "lib" / "postfix")}
 
 
 def node_binary() -> Path:
