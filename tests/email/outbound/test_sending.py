@@ -150,15 +150,23 @@ def test_a_reply_reaches_the_requester_with_the_threads_headers_and_files(
     assert issue_of_key(mailbox, token_key) == issue_id
 
 
-def test_mail_after_mail_goes_over_the_connection_kept_open(
+def _first_reply_mailed(
     desk: Desk, sink: Sink, mailbox: Mailbox
-) -> None:
+) -> tuple[GraphQLClient, str, str, int]:
+    """An issue written in by a new customer and answered once, that answer received by the
+    sink: the API, the customer, the issue, and how many connections the sink had then."""
     api = mailbox.workspace.client()
     sender = customer()
     issue_id = write_in(desk, mailbox, sender)
     reply(api, issue_id, "One.")
     mail_to(sink, sender, 1)
-    greeted = sink.greetings
+    return api, sender, issue_id, sink.greetings
+
+
+def test_mail_after_mail_goes_over_the_connection_kept_open(
+    desk: Desk, sink: Sink, mailbox: Mailbox
+) -> None:
+    api, sender, issue_id, greeted = _first_reply_mailed(desk, sink, mailbox)
     for n, words in enumerate(["Two.", "Three.", "Four."], start=2):
         reply(api, issue_id, words)
         mail_to(sink, sender, n)
@@ -169,12 +177,7 @@ def test_mail_after_mail_goes_over_the_connection_kept_open(
 def test_a_connection_the_server_closed_meanwhile_is_replaced(
     desk: Desk, sink: Sink, mailbox: Mailbox, caplog: pytest.LogCaptureFixture
 ) -> None:
-    api = mailbox.workspace.client()
-    sender = customer()
-    issue_id = write_in(desk, mailbox, sender)
-    reply(api, issue_id, "One.")
-    mail_to(sink, sender, 1)
-    greeted = sink.greetings
+    api, sender, issue_id, greeted = _first_reply_mailed(desk, sink, mailbox)
     sink.hang_up()
     caplog.set_level(logging.INFO, logger="supportdesk.dispatch.mail")
     second = reply(api, issue_id, "Two.")["message"]["id"]
