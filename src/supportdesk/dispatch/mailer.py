@@ -1,7 +1,9 @@
 """The mailer: the dispatcher role's sender of the outbox (docs/email.md, "Sending").
 
 It looks at the outbox every POLL_SECONDS, leases what is due (a batch and what its mails
-say, read with a few statements: mail_queue.py), builds each mail (composing.py), hands it
+say, read with a few statements: mail_queue.py; only after a full batch does it look again
+at once, so that at a modest rate a batch gathers several mails instead of paying its reads
+and transactions for one), builds each mail (composing.py), hands it
 to `SUPPORTDESK_SMTP_URL` with aiosmtplib, and records the outcome (a batch's delivered
 mails in one transaction). Connections to the server are kept open across mails and batches,
 one for each mail sent at once, and closed after IDLE_SECONDS unused; one the server closed
@@ -120,8 +122,10 @@ class Mailer:
                 if taken:
                     sent_at = await asyncio.gather(*(self._attempt(mail) for mail in taken))
                     await self._record_sent(list(zip(taken, sent_at, strict=True)))
-                    continue
-                await self._close_idle(IDLE_SECONDS)
+                    if len(taken) == BATCH:
+                        continue  # more may be due now; a part batch waits for the next look
+                else:
+                    await self._close_idle(IDLE_SECONDS)
             except Exception:
                 logger.exception("Taking mail from the outbox failed; trying again shortly.")
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
