@@ -679,7 +679,7 @@ class IssueMutations:
 
     @strawberry.mutation(
         description="Add a public message written by the issue's requester (a chat widget, a"
-        " portal, a bridge): channel `api`; it moves a solved issue back to open."
+        " portal, a bridge): channel `api`; it moves a solved or pending issue to open."
     )
     async def add_customer_message(
         self, info: Info, input: AddCustomerMessageInput

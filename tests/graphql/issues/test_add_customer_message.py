@@ -1,5 +1,6 @@
 """addCustomerMessage: the requester's own words through the API (a widget, a portal, a
-bridge): public, authored by the requester, channel `api`; it reopens a solved issue."""
+bridge): public, authored by the requester, channel `api`; it moves a solved or pending issue
+to open, and leaves one on hold."""
 
 from __future__ import annotations
 
@@ -61,6 +62,20 @@ def test_a_solved_issue_is_reopened_and_a_closed_one_refuses(api: GraphQLClient)
     changes = [e["data"]["changes"] for e in all_events(api, types=["issue.updated"])]
     assert {"status": {"from": "solved", "to": "open"}} in changes
     assert refused["message"] is None and refused["error"]["code"] == "ISSUE_CLOSED"
+
+
+def test_a_pending_issue_opens_and_one_on_hold_stays(api: GraphQLClient) -> None:
+    waiting_on_customer, waiting_on_vendor = new_issue(api), new_issue(api)
+    reply(api, waiting_on_customer["id"], "Which printer is it?", status="pending")
+    reply(api, waiting_on_vendor["id"], "We asked the vendor.", status="on_hold")
+
+    answered = add(api, waiting_on_customer["id"], "The one on the third floor.")
+    chased = add(api, waiting_on_vendor["id"], "Any news from them?")
+
+    assert answered["issue"]["status"] == "open"
+    assert chased["issue"]["status"] == "on_hold"
+    changes = [e["data"]["changes"] for e in all_events(api, types=["issue.updated"])]
+    assert {"status": {"from": "pending", "to": "open"}} in changes
 
 
 def test_bad_input_is_refused(api: GraphQLClient) -> None:

@@ -627,13 +627,15 @@ async def add_message(
     return changed, message
 
 
-# A customer's message moves a solved issue back to open (docs/email.md).
+# A customer's message moves a solved issue, or one pending on the customer, back to open
+# (docs/email.md); on_hold waits on someone else and stays.
 REOPENED = "open"
+_AWAITING_THE_CUSTOMER = frozenset({"solved", "pending"})
 
 
 def customer_status(issue: Issue) -> str | None:
     """The status a customer's new message moves the issue to, if any."""
-    return REOPENED if issue.status == "solved" else None
+    return REOPENED if issue.status in _AWAITING_THE_CUSTOMER else None
 
 
 async def add_customer_message(
@@ -645,7 +647,8 @@ async def add_customer_message(
     attachment_ids: Sequence[str] = (),
 ) -> tuple[Issue, Message]:
     """A public message written by the issue's requester, brought by `actor` (a chat
-    widget, a portal, a bridge); it reopens a solved issue. A closed one refuses it."""
+    widget, a portal, a bridge); it moves a solved or pending issue to open. A closed one
+    refuses it."""
     check = Validator()
     clean_body = _body(check, body)
     files = attachments.checked_ids(check, attachment_ids)
