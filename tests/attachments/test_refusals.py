@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import pytest
 from sqlalchemy import update
 
 from supportdesk.db.tables import attachments
@@ -74,6 +75,18 @@ def test_names_and_sizes_are_checked(desk: WorkspaceFixture) -> None:
         {"field": "sizeBytes", "code": "INVALID"},
         {"field": "contentType", "code": "INVALID"},
     ]
+
+
+@pytest.mark.parametrize("name", ["invoice\u202egpj.exe", "a\u2067b.txt", "tab\there.txt"])
+def test_a_name_with_control_or_reordering_characters_is_refused(
+    desk: WorkspaceFixture, name: str
+) -> None:
+    answer = desk.client().ok(
+        CREATE_UPLOAD, {"input": {"fileName": name, "sizeBytes": 5, "contentType": "text/plain"}}
+    )["createAttachmentUpload"]
+
+    assert answer["error"]["fields"] == [{"field": "fileName", "code": "INVALID"}]
+    assert rows(desk) == []
 
 
 def test_a_folder_before_the_name_is_dropped(desk: WorkspaceFixture) -> None:

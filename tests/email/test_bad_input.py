@@ -130,6 +130,24 @@ def test_a_zip_bomb_declared_small_is_kept_as_sent_never_unpacked(
     assert len(bomb) < 100_000
 
 
+def test_a_file_name_that_reorders_its_text_loses_the_reordering(mailbox: MailboxFixture) -> None:
+    # U+202E (right-to-left override), RFC 2231-encoded: shown as "invoiceexe.jpg".
+    headers = _headers(mailbox, **{"Content-Type": "multipart/mixed; boundary=z"})
+    body = (
+        "--z\nContent-Type: text/plain\n\nThe invoice.\n"
+        "--z\nContent-Type: application/octet-stream\n"
+        "Content-Disposition: attachment; filename*=utf-8''invoice%E2%80%AEgpj.exe\n\n"
+        "MZ\n--z--\n"
+    )
+
+    answer = post_mail(mailbox.workspace.server, mailbox.token, _mail(headers, body))
+
+    assert answer.json()["status"] == "created"
+    [issue] = threads(mailbox)
+    [file] = issue["messages"]["edges"][0]["node"]["attachments"]
+    assert file["fileName"] == "invoicegpj.exe"
+
+
 def test_a_message_over_the_limit_is_refused_and_nothing_is_kept(
     mailbox: MailboxFixture, smtp_port: int
 ) -> None:

@@ -27,22 +27,27 @@ from supportdesk.domain.attachments.models import (
 from supportdesk.domain.attachments.sniffing import HEAD_BYTES, sniffed_type
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
 from supportdesk.domain.ids import is_id_of, new_id
-from supportdesk.domain.validation import Validator
+from supportdesk.domain.validation import BIDI_CONTROLS, Validator
 from supportdesk.storage import ObjectStorage
 
 # A type as RFC 6838 writes one (`type/subtype`), parameters allowed.
 _MEDIA_TYPE = re.compile(r"\A[\w.+-]+/[\w.+-]+(?:\s*;.*)?\Z")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(rf"[\x00-\x1f\x7f{BIDI_CONTROLS}]")
 
 
 def _file_name(check: Validator, value: str | None) -> str | None:
-    """The name without any folder a client put before it; no control characters."""
+    """The name without any folder a client put before it; no control characters, none
+    that reorders text."""
     name = check.text("fileName", value, MAX_FILE_NAME, required=True)
     if name is None:
         return None
     name = re.split(r"[/\\]", name)[-1].strip()
     if not name or name in (".", "..") or _CONTROL.search(name):
-        check.fail("fileName", FieldCode.INVALID, "A file name is one name, no folder.")
+        check.fail(
+            "fileName",
+            FieldCode.INVALID,
+            "A file name is one name: no folder, no control characters.",
+        )
     return name
 
 

@@ -19,11 +19,12 @@ from email.utils import getaddresses, parseaddr
 
 from supportdesk.domain.email.headers import POLICY
 from supportdesk.domain.email.html import html_to_text, sanitised_html
-from supportdesk.domain.validation import is_email
+from supportdesk.domain.validation import BIDI_CONTROLS, is_email
 
 MAX_PARTS = 500
 MAX_KEY = 255
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]+")
 _MESSAGE_ID = re.compile(r"<([^<>\s]{1,250})>")
 _ANGLE_ADDRESS = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>\s*$")
 
@@ -164,7 +165,7 @@ def _file_name(part: Message, index: int) -> str:
         name = part.get_filename()
     except (IndexError, ValueError, TypeError, LookupError):
         name = None
-    name = one_line(name or "", 255)
+    name = _BIDI.sub("", one_line(name or "", 255))
     name = re.split(r"[/\\]", name)[-1].strip().lstrip(".")
     if name:
         return name
