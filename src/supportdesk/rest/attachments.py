@@ -80,11 +80,12 @@ def content_disposition(file_name: str) -> str:
 
 def _ascii_name(file_name: str) -> str:
     """Accents dropped, any other character outside printable ASCII (and `"` and `\\`,
-    which a quoted string would have to escape) an underscore."""
+    which a quoted string would have to escape, and `/`, which a compatibility form such as
+    `℀` decomposes into) an underscore."""
     kept = "".join(_ascii_of(c) for c in file_name).strip()
     return kept or "download"
 
 
 def _ascii_of(character: str) -> str:
     plain = unicodedata.normalize("NFKD", character).encode("ascii", "ignore").decode()
-    return plain if plain and all(" " <= c <= "~" and c not in '"\\' for c in plain) else "_"
+    return plain if plain and all(" " <= c <= "~" and c not in '"\\/' for c in plain) else "_"
