@@ -254,7 +254,10 @@ def serve(
     warning = server.connection_budget_warning(settings, count)
     if warning:
         click.echo(warning, err=True)
-    server.serve(settings, host, port, count)
+    try:
+        server.serve(settings, host, port, count)
+    except server.PortUnavailable as unavailable:
+        raise click.ClickException(str(unavailable)) from None
 
 
 @main.command()

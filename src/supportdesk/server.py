@@ -207,13 +207,23 @@ def stopping_server(config: Any) -> Any:
     return Server(config)
 
 
+class PortUnavailable(Exception):
+    """The address `serve` was asked to listen on is taken or not ours to bind."""
+
+
 def _ensure_port_is_free(host: str, port: int) -> None:
     """Binding without SO_REUSEPORT fails while anything holds the port, even workers of
     another `serve` that SO_REUSEPORT would silently let ours join."""
     family, address = _address(host, port)
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        probe.bind(address)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise PortUnavailable(
+                f"Cannot listen on {host}:{port}: {error.strerror or error}. Is another server"
+                " running there? Stop it, or choose another port (--port; PORT=… for make run)."
+            ) from None
 
 
 LISTEN_BACKLOG = 2048  # uvicorn's default

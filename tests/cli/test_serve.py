@@ -132,3 +132,21 @@ def test_without_redis_one_worker_serves_unless_more_are_asked_for(
     cores = len(os.sched_getaffinity(0))
     expected = cores if redis else 1
     assert first_line.rstrip().endswith(f"({expected} worker{'s' * (expected > 1)})")
+
+
+def test_a_port_in_use_is_named_with_what_to_do_not_a_traceback(
+    fresh_database: str, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        result = supportdesk(
+            "serve", "--port", str(port), database_url=fresh_database, cwd=tmp_path
+        )
+
+    assert result.returncode == 1
+    assert f"Error: Cannot listen on 127.0.0.1:{port}: Address already in use." in result.stderr
+    assert "--port" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
