@@ -154,6 +154,7 @@ def test_a_new_mailbox_s_token_is_shown_once_and_works(
     assert listing.count("data-mailbox-id=") == 1
     assert address in listing and "Acme Support" in listing and "None yet" in listing
     assert "This server runs no SMTP listener" in listing
+    assert "No mail server is set for replies" in listing
     assert listed(api) == [
         {
             "id": mailbox_id,
@@ -292,6 +293,34 @@ def test_the_smtp_listener_and_the_mail_it_took_are_shown(
     assert f"on <code>{listen}</code>" in detail and "Listening" in detail
     smtp_row = re.search(r'<tr data-door="smtp">.*?</tr>', detail, re.S)
     assert smtp_row and "1 message" in smtp_row.group(0)
+
+
+@pytest.mark.parametrize(
+    ("smtp_url", "shown"),
+    [
+        (
+            "smtp://mailer:s3cret-pw@relay.example.com:587",
+            "Replies go out by mail through <code>smtp://mailer:***@relay.example.com:587</code>.",
+        ),
+        ("https://relay.example.com", "Replies are not sent: SUPPORTDESK_SMTP_URL must be"),
+    ],
+)
+def test_where_replies_leave_is_shown_without_the_password(
+    server: RunningServer, smtp_url: str, shown: str
+) -> None:
+    sending = RunningServer(server.backend, server.database_url, smtp_url=smtp_url).start()
+    try:
+        workspace = make_workspace(sending)
+        admin = SettingsClient(sending.base_url).logged_in(
+            workspace.admin_email, workspace.admin_password
+        )
+        created(admin)
+        listing = admin.get("/settings/email").text
+    finally:
+        sending.stop()
+
+    assert shown in listing
+    assert "s3cret-pw" not in listing and "No mail server is set" not in listing
 
 
 # --- Who may ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from starlette.responses import Response
 
 from supportdesk.auth.secret_box import SecretBox
+from supportdesk.dispatch.smtp_url import SmtpUrlError, smtp_server
 from supportdesk.domain import mailboxes
 from supportdesk.domain.changes import Keep
 from supportdesk.domain.errors import DomainError
@@ -45,8 +46,16 @@ def of_mailbox(handler: MailboxHandler) -> Handler:
 
 
 def _doors(page: Page) -> dict[str, str | None]:
-    """Where this deployment takes mail besides a mailbox's own IMAP URL."""
-    return {"smtp": page.web.settings.smtp_listen}
+    """Where this deployment takes mail besides a mailbox's own IMAP URL, and where replies
+    leave (the SMTP URL without its password, or why it cannot be used)."""
+    doors: dict[str, str | None] = {"smtp": page.web.settings.smtp_listen, "sending": None}
+    url = page.web.settings.smtp_url
+    if url:
+        try:
+            doors["sending"] = str(smtp_server(url))
+        except SmtpUrlError as unusable:
+            doors["sending_problem"] = str(unusable)
+    return doors
 
 
 async def mailbox_list(page: Page) -> Response:
