@@ -20,6 +20,7 @@ from tests.email.outbound.conftest import Desk, Mailbox, mailbox_of
 from tests.email.outbound.sink import Received, Sink
 from tests.graphql.events.helpers import all_events
 from tests.graphql.issues.helpers import add_note, reply
+from tests.web.settings_client import SettingsClient
 
 THREAD = """
 query($id: ID!) {
@@ -265,6 +266,25 @@ def test_a_server_answering_5xx_fails_the_message_with_a_note_and_an_event(
     [event] = all_events(api, types=["message.email_failed"])
     assert event["data"]["message"]["id"] == message_id
     assert event["data"]["email"]["status"] == "failed"
+
+
+def test_the_issue_page_shows_how_each_message_travelled(
+    desk: Desk, sink: Sink, mailbox: Mailbox
+) -> None:
+    api, sender, issue_id, _ = _first_reply_mailed(desk, sink, mailbox)
+    sink.answer(sender, "550 5.1.1 No such user here")
+    failed = reply(api, issue_id, "Hello?")["message"]["id"]
+    eventually(lambda: email_of(api, issue_id, failed)["status"] == "failed")
+    agent = SettingsClient(desk.server.base_url).logged_in(
+        mailbox.workspace.admin_email, mailbox.workspace.admin_password
+    )
+
+    page = agent.get(f"/inbox/issues/{thread(api, issue_id)['ticketNumber']}").text
+
+    assert page.count('<span class="msg-channel">by e-mail</span>') == 1
+    assert page.count('<span class="mail-state mail-sent">E-mailed</span>') == 1
+    assert page.count('class="mail-state mail-failed"') == 1
+    assert 'title="550 5.1.1 No such user here"' in page
 
 
 def test_a_reply_to_an_address_that_needs_smtputf8_fails_with_a_note_not_a_retry(

@@ -1,5 +1,5 @@
 """What the issue page shows, read through the domain's queries: the issue, its whole
-thread with each message's author and files, the requester and their account, the
+thread with each message's author, files and e-mail side, the requester and their account, the
 workspace's labels and members for the controls."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from supportdesk.domain.accounts.models import Account
 from supportdesk.domain.accounts.queries import get_accounts
 from supportdesk.domain.contacts import Contact
 from supportdesk.domain.contacts.service import get_contacts
+from supportdesk.domain.email.message_emails import MessageEmail, emails_of_messages
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
 
 # How each kind of author is introduced beside its name.
@@ -29,6 +30,8 @@ class Entry:
     files: list[attachments.Attachment]
     # Came after the view the writer had when their reply was held.
     is_new: bool = False
+    # Mail received, or the mail of a reply (queued, sent or failed); None for neither.
+    email: MessageEmail | None = None
 
     @property
     def is_note(self) -> bool:
@@ -88,7 +91,9 @@ async def issue_view(
     if issue is None:
         return None
     thread = await _whole_thread(db, workspace_id, issue.id)
-    files = await attachments.attachments_of_messages(db, workspace_id, [m.id for m in thread])
+    message_ids = [m.id for m in thread]
+    files = await attachments.attachments_of_messages(db, workspace_id, message_ids)
+    emails = await emails_of_messages(db, workspace_id, message_ids)
     person_ids = _ids_of(thread, "member") + _ids_of(thread, "machine_user")
     if issue.assignee_id:
         person_ids.append(issue.assignee_id)
@@ -119,7 +124,9 @@ async def issue_view(
         else:
             name = message.sender_name
         kind = AUTHOR_KINDS.get(message.author_type, "")
-        return Entry(message, name, kind, files[message.id], message.id in newer)
+        return Entry(
+            message, name, kind, files[message.id], message.id in newer, emails[message.id]
+        )
 
     assignee = people_by_id.get(issue.assignee_id or "")
     return IssueView(
