@@ -9,7 +9,9 @@ import smtplib
 import zipfile
 
 import pytest
+from sqlalchemy import func, select
 
+from supportdesk.db.tables import attachments
 from tests.email.conftest import MailboxFixture
 from tests.email.doors import post_mail, smtp_send
 from tests.email.kept import kept_mail
@@ -146,6 +148,45 @@ def test_a_file_name_that_reorders_its_text_loses_the_reordering(mailbox: Mailbo
     [issue] = threads(mailbox)
     [file] = issue["messages"]["edges"][0]["node"]["attachments"]
     assert file["fileName"] == "invoicegpj.exe"
+
+
+def _files_of(mailbox: MailboxFixture) -> int:
+    """Attachment rows of the workspace, whether a message took them or not."""
+    query = select(func.count()).where(attachments.c.workspace_id == mailbox.workspace.id)
+
+    async def count() -> int:
+        async with mailbox.workspace.server.db.read() as connection:
+            return int(await connection.scalar(query))
+
+    return mailbox.workspace.server.call(count())
+
+
+def test_automatic_mail_the_loop_guard_drops_stores_none_of_its_files(
+    mailbox: MailboxFixture,
+) -> None:
+    def auto_reply(n: int, files: int) -> bytes:
+        headers = _headers(
+            mailbox,
+            From="Robot <robot@bots.example>",
+            **{
+                "Message-ID": f"<auto-{n}@bots.example>",
+                "Auto-Submitted": "auto-replied",
+                "Content-Type": "multipart/mixed; boundary=z",
+            },
+        )
+        parts = "".join(
+            "--z\nContent-Type: application/octet-stream\n"
+            f'Content-Disposition: attachment; filename="f{i}.bin"\n\nbytes {i}\n'
+            for i in range(files)
+        )
+        return _mail(headers, f"--z\nContent-Type: text/plain\n\nOut of office.\n{parts}--z--\n")
+
+    first = post_mail(mailbox.workspace.server, mailbox.token, auto_reply(1, 1))
+    second = post_mail(mailbox.workspace.server, mailbox.token, auto_reply(2, 5))
+
+    assert first.json()["status"] == "created"
+    assert second.json()["status"] == "ignored"
+    assert _files_of(mailbox) == 1
 
 
 def test_a_message_over_the_limit_is_refused_and_nothing_is_kept(
