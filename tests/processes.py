@@ -22,6 +22,8 @@ from tests.tenancy import SUBPROCESS_STATEMENTS
 SUPPORTDESK = Path(sys.executable).parent / "supportdesk"
 # How the dispatcher `serve` starts is named on its command line.
 DISPATCHER = b"supportdesk.dispatch.role"
+# The supervisor's workers are the children of multiprocessing's fork server.
+FORK_SERVER = b"multiprocessing.forkserver"
 
 
 def free_port() -> int:
@@ -59,6 +61,14 @@ def _command_line(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except FileNotFoundError:
         return b""
+
+
+def _children(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [int(child) for child in children.read_text().split()]
+    except FileNotFoundError:
+        return []
 
 
 class ServeProcess:
@@ -121,20 +131,14 @@ class ServeProcess:
             time.sleep(0.05)
 
     def worker_pids(self) -> list[int]:
-        """The worker processes of a supervisor (`--workers` > 1); not multiprocessing's
-        resource tracker, nor the dispatcher, its other children."""
-        return [pid for pid in self._children() if b"spawn_main" in _command_line(pid)]
+        """The worker processes of a supervisor (`--workers` > 1): the children of the fork
+        server it starts; not multiprocessing's resource tracker, nor the dispatcher."""
+        servers = [pid for pid in _children(self.pid) if FORK_SERVER in _command_line(pid)]
+        return [pid for server in servers for pid in _children(server)]
 
     def dispatcher_pids(self) -> list[int]:
         """The supervisor's dispatcher process (a list: none, or one)."""
-        return [pid for pid in self._children() if DISPATCHER in _command_line(pid)]
-
-    def _children(self) -> list[int]:
-        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        try:
-            return [int(pid) for pid in children.read_text().split()]
-        except FileNotFoundError:
-            return []
+        return [pid for pid in _children(self.pid) if DISPATCHER in _command_line(pid)]
 
     def kill(self) -> None:
         """SIGKILL to it and its children (workers, dispatcher), as a crash: no clean-up of

@@ -18,6 +18,7 @@ import logging
 import logging.config
 import multiprocessing
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -229,14 +230,23 @@ def _ensure_port_is_free(host: str, port: int) -> None:
 LISTEN_BACKLOG = 2048  # uvicorn's default
 
 
-def _exit_with(parent: int) -> None:
-    """A worker whose supervisor died stops (gracefully) instead of serving on, orphaned."""
-    while os.getppid() == parent:
-        time.sleep(1)
+def _exit_with(supervisor: int) -> None:
+    """A worker whose supervisor died stops (gracefully) instead of serving on, orphaned.
+    Its parent is the fork server, which outlives the supervisor as long as workers hold
+    its pipe: the supervisor itself is watched, through a process descriptor on Linux
+    (readable once the process has exited), elsewhere by looking once a second."""
+    if hasattr(os, "pidfd_open"):
+        with contextlib.suppress(ProcessLookupError):
+            select.select([os.pidfd_open(supervisor)], [], [])
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            while True:
+                os.kill(supervisor, 0)
+                time.sleep(1)
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker(host: str, port: int, options: dict[str, Any], parent: int) -> None:
+def _worker(host: str, port: int, options: dict[str, Any], supervisor: int) -> None:
     """One worker process: uvicorn on a socket of its own, bound to the shared port with
     SO_REUSEPORT, so the kernel spreads new connections evenly over the workers."""
     import uvicorn
@@ -250,12 +260,16 @@ def _worker(host: str, port: int, options: dict[str, Any], parent: int) -> None:
     # (uvicorn listens only after the app's start-up) can be handed new connections, which
     # are then refused. Listening early, they wait in the backlog until the worker accepts.
     sock.listen(LISTEN_BACKLOG)
-    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+    threading.Thread(target=_exit_with, args=(supervisor,), daemon=True).start()
     server = stopping_server(uvicorn.Config(APP, host=host, port=port, **options))
     server.run(sockets=[sock])
     if not server.started:
         sys.exit(STARTUP_FAILURE)
 
+
+# What the fork server imports before it forks the first worker: the command, the server
+# and the application with everything it imports.
+PRELOADED = ["__main__", "supportdesk.server", "supportdesk.app", "uvicorn"]
 
 # A dead child is started again after FIRST_PAUSE, then twice as long each time it dies
 # again, up to MOST_PAUSE; one that had lived STEADY_SECONDS starts from FIRST_PAUSE again.
@@ -349,7 +363,11 @@ class Supervisor:
         self.metrics, self.metrics_port = metrics, metrics_port
         self.dispatcher = dispatcher
         self._stop = threading.Event()
-        self._context = multiprocessing.get_context("spawn")
+        # Workers are forked from a server process that imported the application once:
+        # each starts in a fraction of a second instead of importing it again, and they
+        # share its pages.
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(PRELOADED)
         graceful = float(options.get("timeout_graceful_shutdown") or 0)
         self.stop_seconds = graceful + STOP_MARGIN_SECONDS
 

@@ -96,7 +96,7 @@ def test_the_first_attempt_leaves_within_a_second_of_the_commit(
     create_endpoint(api, receiver.url, ["contact.created"])
     latencies = []
 
-    for n in range(10):
+    for n in range(20):
         before = receiver.received[-1].at if receiver.received else None
         started = time.monotonic()
         new_contact(api, n)
@@ -105,12 +105,16 @@ def test_the_first_attempt_leaves_within_a_second_of_the_commit(
         # The commit happens between `started` and the answer: this bounds it from above.
         latencies.append(arrived.at - started)
 
+    # The promise is a 95th percentile: the 19th of 20, so one stall of a busy test
+    # machine is allowed and two are not.
+    p95 = sorted(latencies)[18]
     print(
         f"\n{delivering.backend}: mutation start → first attempt:"
         f" median {statistics.median(latencies) * 1000:.1f} ms,"
-        f" max {max(latencies) * 1000:.1f} ms"
+        f" p95 {p95 * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms"
     )
-    assert max(latencies) < 1.0
+    assert p95 < 1.0
+    assert statistics.median(latencies) < 0.5
 
 
 def test_failures_are_retried_on_schedule_with_the_same_event_id(

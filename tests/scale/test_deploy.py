@@ -352,3 +352,25 @@ def test_sigterm_lets_the_request_in_flight_finish_then_exits_cleanly(
     assert answer["data"]["createIssue"]["error"] is None  # type: ignore[index]
     assert exit_code == 0
     assert serve.worker_pids() == []
+
+
+def test_a_killed_supervisor_leaves_no_worker_or_dispatcher_serving(tmp_path: Path) -> None:
+    """Only the supervisor is killed, as the OOM killer might: its workers and dispatcher
+    notice and stop by themselves, so nothing serves on, orphaned, on the port."""
+    env = command_env(database_url=f"sqlite:///{tmp_path / 'orphans.db'}")
+    run_cli(env, "migrate")
+    serve = ServeProcess(env, workers=2).start().wait_ready()
+    try:
+        children = serve.worker_pids() + serve.dispatcher_pids()
+        assert len(children) == 3
+
+        os.kill(serve.pid, signal.SIGKILL)
+        serve.process.wait(timeout=10)  # type: ignore[union-attr]
+        deadline = time.monotonic() + 20
+        while not all(_gone(pid) for pid in children):
+            assert time.monotonic() < deadline, [pid for pid in children if not _gone(pid)]
+            time.sleep(0.05)
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"{serve.base_url}/healthz", timeout=2)
+    finally:
+        serve.stop()

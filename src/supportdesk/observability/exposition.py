@@ -1,11 +1,11 @@
 """Serving the metrics: one scrape shows the sum over every worker of `supportdesk serve`.
 
 With several workers, each writes its values to files in a directory of its own run
-(prometheus_client's multi-process mode): the supervisor makes the directory, names it to the
-workers in PROMETHEUS_MULTIPROC_DIR (spawned workers inherit the environment), forgets the live
-gauges of a worker that died, and removes the directory when it stops. A scrape, on the
-supervisor's metrics port or on any worker's /metrics, reads all the files. One process without
-that variable keeps its values in memory.
+(prometheus_client's multi-process mode): the supervisor makes the directory, names it in
+PROMETHEUS_MULTIPROC_DIR (the fork server it starts, and the workers forked from it, inherit
+its environment), forgets the live gauges of a worker that died, and removes the directory
+when it stops. A scrape, on the supervisor's metrics port or on any worker's /metrics, reads
+all the files. One process without that variable keeps its values in memory.
 
 Nothing here asks for a key: the metrics port and /metrics must stay off public networks.
 """
