@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 from argon2 import PasswordHasher, profiles
@@ -15,8 +16,13 @@ FAST_TEST_HASHES = os.environ.get("SUPPORTDESK_TEST_FAST_PASSWORD_HASHES") == "1
 _hasher = (
     PasswordHasher.from_parameters(profiles.CHEAPEST) if FAST_TEST_HASHES else PasswordHasher()
 )
-# Verified against when an e-mail is unknown, so a miss costs as much time as a wrong password.
-_DUMMY_HASH = _hasher.hash("supportdesk-timing-equaliser")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against when an e-mail is unknown, so a miss costs as much time as a wrong
+    password. Made when first needed: hashing costs every command and worker start 0.15 s."""
+    return _hasher.hash("supportdesk-timing-equaliser")
 
 
 def hash_password(password: str) -> str:
@@ -25,6 +31,8 @@ def hash_password(password: str) -> str:
 
 def verify_password(password_hash: str | None, password: str) -> bool:
     try:
-        return _hasher.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
+        return (
+            _hasher.verify(password_hash or _dummy_hash(), password) and password_hash is not None
+        )
     except (VerificationError, InvalidHashError):
         return False
