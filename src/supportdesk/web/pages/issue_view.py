@@ -18,6 +18,8 @@ from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
 
 # How each kind of author is introduced beside its name.
 AUTHOR_KINDS = {"member": "Agent", "machine_user": "API", "contact": "Customer"}
+# How the mail of a reply is shown, by its status.
+MAIL_STATES = {"queued": "E-mail queued", "sent": "E-mailed", "failed": "E-mail failed"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,11 @@ class Entry:
     @property
     def is_note(self) -> bool:
         return self.message.visibility == "internal"
+
+    @property
+    def mail_state(self) -> str:
+        """What became of a reply's mail, in words."""
+        return MAIL_STATES.get(self.email.status, "E-mail") if self.email else ""
 
 
 @dataclass(slots=True)
