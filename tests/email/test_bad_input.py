@@ -210,3 +210,40 @@ def test_a_message_over_the_limit_is_refused_and_nothing_is_kept(
     assert declared.value.smtp_code == 552 and undeclared[0] == 552
     assert answer.status_code == 413 and answer.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
     assert kept_mail(mailbox) == [] and threads(mailbox) == []
+
+
+def _costly(kind: str, mailbox: MailboxFixture) -> tuple[bytes, str]:
+    """Mail that would cost the parser seconds or gigabytes, and the reason it is parked."""
+    if kind == "encoded words":
+        # Each line is short, so the listener's line limit lets it through.
+        words = "\r\n ".join(["=?utf-8?q?a?="] * 20_000)
+        headers = _headers(mailbox, Subject=words).replace("\n", "\r\n")
+        return (headers + "\r\n\r\nHello.\r\n").encode(), "more than 1000 encoded words"
+    if kind == "header block":
+        cc = "Cc: " + ", ".join(f"person{i}@elsewhere.test" for i in range(40)) + "\r\n"
+        headers = _headers(mailbox).replace("\n", "\r\n") + "\r\n" + cc * 200
+        return (headers + "\r\nHello.\r\n").encode(), "a header block over 100 KiB"
+    # Delimiter lines ended by a bare CR, which the parser splits on and `\n--` misses.
+    headers = _headers(mailbox, **{"Content-Type": "multipart/mixed; boundary=b"})
+    parts = ("x\r" + "--b\r\rx\r" * 120 + "\r\n") * 20
+    return (headers.replace("\n", "\r\n") + "\r\n\r\n" + parts + "--b--\r\n").encode(), (
+        "more than 500 MIME parts"
+    )
+
+
+@pytest.mark.parametrize("kind", ["encoded words", "header block", "bare CR parts"])
+@pytest.mark.parametrize("door", ["smtp", "http"])
+def test_mail_that_would_cost_the_parser_seconds_is_parked_unread(
+    mailbox: MailboxFixture, smtp_port: int, door: str, kind: str
+) -> None:
+    raw, reason = _costly(kind, mailbox)
+
+    if door == "http":
+        answer = post_mail(mailbox.workspace.server, mailbox.token, raw)
+        assert (answer.status_code, answer.json()["status"]) == (202, "parked")
+    else:
+        assert smtp_send(smtp_port, "eve@customer.test", [mailbox.address], raw) == {}
+
+    [kept] = kept_mail(mailbox)
+    assert (kept.status, kept.reason, kept.raw) == ("parked", reason, raw)
+    assert threads(mailbox) == []

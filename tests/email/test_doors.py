@@ -126,3 +126,31 @@ def test_one_message_sent_many_times_at_once_is_filed_once(mailbox: MailboxFixtu
     assert [kept.status for kept in kept_mail(mailbox)] == ["created"]
     [issue] = threads(mailbox)
     assert len(issue["messages"]["edges"]) == 1
+
+
+def test_the_listener_takes_at_most_100_recipients_a_message(
+    mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    recipients = [mailbox.address.replace("@", f"+r{i}@") for i in range(101)]
+
+    refused = smtp_send(smtp_port, "alice@customer.test", recipients, _plain(mailbox))
+
+    assert list(refused) == [recipients[-1]]
+    assert refused[recipients[-1]][0] == 452
+    [kept] = kept_mail(mailbox)
+    assert kept.status == "created"
+
+
+def test_another_workspaces_mailbox_is_a_sender_like_any_other(
+    mailbox: MailboxFixture, other_mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    """Mail from an address another workspace uses as a mailbox is filed, not dropped as
+    this workspace's own mail come back: a workspace that took a customer's address must
+    not make that customer's mail to others vanish."""
+    raw = _plain(mailbox).replace(b"alice@customer.test", other_mailbox.address.encode())
+
+    smtp_send(smtp_port, other_mailbox.address, [mailbox.address], raw)
+
+    [kept] = kept_mail(mailbox)
+    assert kept.status == "created"
+    assert len(threads(mailbox)) == 1

@@ -1,6 +1,7 @@
 """The SMTP listener (aiosmtpd): mail for a mailbox's address or its plus forms goes into
 the pipeline; any other recipient is refused at RCPT with 550, a message over the size
-limit with 552 (aiosmtpd counts DATA as it comes) and nothing of it is kept.
+limit with 552 (aiosmtpd counts DATA as it comes) and nothing of it is kept. A transaction
+takes at most MAX_RECIPIENTS recipients (RFC 5321's minimum), each looked up once.
 
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
@@ -24,6 +25,8 @@ REFUSED_RECIPIENT = "550 5.1.1 No such mailbox here"
 TOO_LARGE = "552 5.3.4 Message too big"
 TRY_LATER = "451 4.3.0 Could not take the message now; try again later"
 ACCEPTED = "250 2.0.0 Message accepted"
+TOO_MANY_RECIPIENTS = "452 4.5.3 Too many recipients"
+MAX_RECIPIENTS = 100
 
 
 class InboundHandler:
@@ -40,6 +43,8 @@ class InboundHandler:
         address: str,
         rcpt_options: list[str],
     ) -> str:
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
+            return TOO_MANY_RECIPIENTS
         mailbox = await mailbox_for_recipient(self.intake.db, address)
         if mailbox is None:
             return REFUSED_RECIPIENT

@@ -8,6 +8,7 @@ door: the sender's server is told the mail was taken."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -133,7 +134,8 @@ async def receive(
         raise TooLarge(f"a message takes at most {setup.max_message_bytes} bytes")
     at = now()
     try:
-        mail = read_mail(raw)
+        # Parsing may take a large message a fraction of a second: not on the event loop.
+        mail = await asyncio.to_thread(read_mail, raw)
     except UnreadableMail as unreadable:
         key = _key_of_unread(raw)
         kept = _Kept(new_id("InboundEmail", at), mailbox, door, key, raw, at, along_with)
@@ -281,7 +283,7 @@ async def _file(
 ) -> Received:
     workspace_id = kept.mailbox.workspace_id
     signs = list(mail.automatic)
-    if await is_our_address(db, mail.sender):
+    if await is_our_address(db, workspace_id, mail.sender):
         # Our own mail come back (a forward, a loop through another desk): never filed.
         async with db.transaction() as connection:
             await _keep(

@@ -41,16 +41,20 @@ async def _by_number(connection: Connection, workspace_id: str, number: int) -> 
     return issue_of(row) if row is not None else None
 
 
+_MOST_TOKENS = 5
+
+
 async def _by_token(
     connection: Connection, mailbox: Mailbox, recipients: Sequence[str], key: bytes
 ) -> Issue | None:
-    for recipient in recipients:
-        if base_address(recipient) != mailbox.address:
-            continue
-        token = plus_part(recipient)
+    tokens = []
+    for recipient in dict.fromkeys(recipients):
+        token = plus_part(recipient) if base_address(recipient) == mailbox.address else None
         parsed = issue_tokens.ticket_number_of(token) if token else None
-        if parsed is None:
-            continue
+        if parsed is not None:
+            tokens.append(parsed)
+    # Each is a locked read: of a mail naming hundreds of tokens, a few are looked at.
+    for parsed in tokens[:_MOST_TOKENS]:
         issue = await _by_number(connection, mailbox.workspace_id, parsed[0])
         if issue is not None and issue_tokens.is_signed(
             key, mailbox.workspace_id, issue.id, parsed[1]

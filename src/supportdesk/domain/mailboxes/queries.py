@@ -71,7 +71,10 @@ async def mailbox_for_token(db: Database, token: str) -> Mailbox | None:
     return mailbox_of(row) if row is not None else None
 
 
-async def is_our_address(db: Database, address: str) -> bool:
-    """Whether an address (or a plus form of it) is one of our mailboxes, in any workspace:
-    mail from it is our own coming back."""
-    return await mailbox_for_recipient(db, address) is not None
+async def is_our_address(db: Database, workspace_id: str, address: str) -> bool:
+    """Whether an address (or a plus form of it) is one of the workspace's mailboxes: mail
+    from it is its own coming back. Another workspace's address is a sender like any other
+    (its automatic mail is known by its headers): a workspace that took a customer's address
+    as a mailbox must not make that customer's mail to others vanish."""
+    mailbox = await mailbox_for_recipient(db, address)
+    return mailbox is not None and mailbox.workspace_id == workspace_id
