@@ -71,6 +71,26 @@ def test_the_acknowledgement_reaches_a_person_once_an_hour(desk: Desk, sink: Sin
     assert [m.mail["Auto-Submitted"] for m in mails].count(None) == 1
 
 
+def test_plus_forms_of_an_address_share_its_acknowledgement(desk: Desk, sink: Sink) -> None:
+    """`victim+1@x`, `victim+2@x` and `victim@x` reach one inbox: a stranger writing in
+    under each gets that inbox one acknowledgement an hour, not one per form."""
+    box = mailbox_of(desk, acknowledge=True)
+    victim = customer()
+    forms = [victim.replace("@", f"+{n}@") for n in (1, 2)] + [victim]
+    issues = [write_in(desk, box, sender, f"Offer {n}") for n, sender in enumerate(forms)]
+
+    reply(box.workspace.client(), issues[-1], "A person's answer still goes.")
+    # Mail leaves in the order it was queued: once the reply is here, so is any earlier.
+    eventually(
+        lambda: [m for m in sink.to(victim) if m.mail["Auto-Submitted"] is None],
+        what="the person's reply",
+    )
+
+    acknowledgements = [mail for form in forms for mail in automatic(sink, form)]
+    assert len(acknowledgements) == 1
+    assert acknowledgements[0].recipients == [forms[0]]
+
+
 def test_an_auto_responder_gets_no_automatic_mail_and_opens_one_issue_an_hour(
     desk: Desk, sink: Sink
 ) -> None:

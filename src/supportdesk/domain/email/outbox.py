@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import and_, bindparam, func, insert, literal_column, select
+from sqlalchemy import and_, bindparam, func, insert, literal_column, or_, select
 
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import contacts, email_outbox, mailboxes, message_emails, messages
 from supportdesk.domain.email.message_emails import OUTBOUND
 from supportdesk.domain.ids import new_id
 from supportdesk.domain.mailboxes.models import Mailbox
+from supportdesk.domain.mailboxes.queries import base_address
 
 if TYPE_CHECKING:  # issues' actions queue replies: no import back at run time
     from supportdesk.domain.issues.models import Issue, Message
@@ -146,16 +147,24 @@ async def queue_acknowledgement(
     at: datetime,
 ) -> Queued | None:
     """Queue the acknowledgement of a new issue from mail, unless the sender had one within
-    the hour (an auto-responder that writes anew each time gets one, not one each)."""
+    the hour (an auto-responder that writes anew each time gets one, not one each). Plus
+    forms of an address are one sender: `victim+1@x` and `victim+2@x` reach one inbox."""
     if not mailbox.acknowledge:
         return None
     recipient = recipient.lower()
+    local, _, domain = base_address(recipient).rpartition("@")
     lately = await connection.scalar(
         select(func.count())
         .select_from(email_outbox)
         .where(
             email_outbox.c.workspace_id == mailbox.workspace_id,
-            email_outbox.c.recipient == recipient,
+            or_(
+                email_outbox.c.recipient == f"{local}@{domain}",
+                and_(
+                    email_outbox.c.recipient.startswith(f"{local}+", autoescape=True),
+                    email_outbox.c.recipient.endswith(f"@{domain}", autoescape=True),
+                ),
+            ),
             email_outbox.c.created_at > at - ACKNOWLEDGE_WINDOW,
             email_outbox.c.kind == ACKNOWLEDGEMENT,
         )
