@@ -13,6 +13,7 @@ from sqlalchemy import bindparam, select
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import issues, message_emails, messages
 from supportdesk.domain.email import issue_tokens
+from supportdesk.domain.email.message_emails import OUTBOUND
 from supportdesk.domain.email.reading import ReadMail
 from supportdesk.domain.issues.actions import locked_issue, requester_of
 from supportdesk.domain.issues.models import ISSUE_COLUMNS, Issue, issue_of
@@ -75,9 +76,20 @@ _ISSUE_OF_MESSAGE = (
     )
     .scalar_subquery()
 )
-_ANSWERED = select(message_emails.c.message_key, _ISSUE_OF_MESSAGE).where(
-    message_emails.c.workspace_id == bindparam("workspace_id"),
-    message_emails.c.message_key.in_(bindparam("keys", expanding=True)),
+# A Message-ID is the sender's to choose: mail may reuse one already recorded (ours, or a
+# customer's earlier mail to another mailbox) to pull the thread's answers into another
+# issue. Of the messages with one key, ours come first, then the earliest received.
+_ANSWERED = (
+    select(message_emails.c.message_key, _ISSUE_OF_MESSAGE)
+    .where(
+        message_emails.c.workspace_id == bindparam("workspace_id"),
+        message_emails.c.message_key.in_(bindparam("keys", expanding=True)),
+    )
+    .order_by(
+        (message_emails.c.direction == OUTBOUND).desc(),
+        message_emails.c.created_at,
+        message_emails.c.id,
+    )
 )
 
 
@@ -88,7 +100,10 @@ async def _by_headers(
         return None
     parameters = {"workspace_id": workspace_id, "keys": list(answers)}
     rows = await connection.rows(_ANSWERED, parameters)
-    found = {str(key): str(issue_id) for key, issue_id in rows if issue_id is not None}
+    found: dict[str, str] = {}
+    for key, issue_id in rows:
+        if issue_id is not None:
+            found.setdefault(str(key), str(issue_id))
     # The nearest ancestor first: In-Reply-To, then References from the newest.
     for key in answers:
         if key in found:
