@@ -166,3 +166,35 @@ def test_a_bounce_of_our_reply_marks_it_failed_with_a_note(
     assert "bounced" in email["error"]
     notes = [m for m in thread(api, issue_id)["messages"] if m["visibility"] == "internal"]
     assert len(notes) == 1 and "550 5.1.1" in notes[0]["body"]
+
+
+def test_a_delivery_report_marks_only_the_mail_of_the_issue_it_joins(
+    desk: Desk, sink: Sink, mailbox: Mailbox
+) -> None:
+    """Anyone may send a report: one that joins a stranger's issue and also names our reply
+    on another issue leaves that reply as it was."""
+    api = mailbox.workspace.client()
+    dave, mallory = customer(), customer()
+    daves, mallorys = write_in(desk, mailbox, dave), write_in(desk, mailbox, mallory)
+    to_dave = reply(api, daves, "Refunded.")["message"]["id"]
+    reply(api, mallorys, "Hello.")
+    [to_mallory] = mail_to(sink, mallory)
+    eventually(lambda: email_of(api, daves, to_dave)["status"] == "sent")
+    daves_key = email_of(api, daves, to_dave)["messageId"]
+    report = (
+        f"From: Mallory <{mallory}>\r\nTo: {to_mallory.sender}\r\n"
+        f"Subject: Undelivered\r\nMessage-ID: <{new_key()}>\r\n"
+        f"References: <{daves_key}>\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+        "--b\r\nContent-Type: text/plain\r\n\r\nNot delivered.\r\n"
+        "--b\r\nContent-Type: text/rfc822-headers\r\n\r\n"
+        f"Message-ID: {to_mallory.mail['Message-ID']}\r\n--b--\r\n"
+    ).encode()
+
+    assert smtp_send(desk.listener_port, "", [to_mallory.sender], report) == {}
+
+    eventually(
+        lambda: any(m["visibility"] == "internal" for m in thread(api, mallorys)["messages"]),
+        what="the report joined Mallory's issue",
+    )
+    assert email_of(api, daves, to_dave)["status"] == "sent"

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.tables import inbound_emails, message_emails
+from supportdesk.db.tables import inbound_emails, message_emails, messages
 from supportdesk.domain import attachments
 from supportdesk.domain.attachments.received import store_received_file
 from supportdesk.domain.audit import Actor
@@ -372,7 +372,7 @@ async def _append(
         author = Author(mail.sender_name or mail.sender, "contact", requester.id)
         said = Said(body, INTERNAL, file_ids, EMAIL)
         _, message = await add_message(connection, EMAIL_ACTOR, issue, author, said, None)
-        await _mark_failed(connection, issue.workspace_id, mail)
+        await _mark_failed(connection, issue, mail)
         return message
     if requester.email.lower() == mail.sender.lower():
         author = requester_author(requester)
@@ -391,16 +391,21 @@ async def _append(
     return message
 
 
-async def _mark_failed(connection: Connection, workspace_id: str, mail: ReadMail) -> None:
-    """Our sent mail that a delivery report answers did not arrive."""
+async def _mark_failed(connection: Connection, issue: Issue, mail: ReadMail) -> None:
+    """Our sent mail of the issue that a delivery report answers did not arrive. Anyone may
+    send a report naming any Message-ID: only the issue it joined is touched."""
     if not mail.answers:
         return
+    of_issue = select(messages.c.id).where(
+        messages.c.workspace_id == issue.workspace_id, messages.c.issue_id == issue.id
+    )
     await connection.execute(
         update(message_emails)
         .where(
-            message_emails.c.workspace_id == workspace_id,
+            message_emails.c.workspace_id == issue.workspace_id,
             message_emails.c.message_key.in_(list(mail.answers)),
             message_emails.c.direction == "outbound",
+            message_emails.c.id.in_(of_issue),
         )
         .values(status="failed", error=f"bounced: {mail.subject}"[:1000])
     )
