@@ -87,25 +87,6 @@ def test_header_injection_in_subject_and_name_stays_one_line(mailbox: MailboxFix
     assert issue["requester"]["email"] == "eve@customer.test"
 
 
-@pytest.mark.parametrize("door", ["smtp", "http"])
-def test_ten_thousand_parts_are_parked_not_read(
-    mailbox: MailboxFixture, smtp_port: int, door: str
-) -> None:
-    parts = "".join(f"--b\r\nContent-Type: text/plain\r\n\r\npart {i}\r\n" for i in range(10_000))
-    headers = _headers(mailbox, **{"Content-Type": "multipart/mixed; boundary=b"})
-    raw = (headers.replace("\n", "\r\n") + "\r\n\r\n" + parts + "--b--\r\n").encode()
-
-    if door == "http":
-        answer = post_mail(mailbox.workspace.server, mailbox.token, raw)
-        assert (answer.status_code, answer.json()["status"]) == (202, "parked")
-    else:
-        assert smtp_send(smtp_port, "eve@customer.test", [mailbox.address], raw) == {}
-
-    [kept] = kept_mail(mailbox)
-    assert kept.status == "parked" and kept.reason == "more than 500 MIME parts"
-    assert threads(mailbox) == []
-
-
 def test_a_zip_bomb_declared_small_is_kept_as_sent_never_unpacked(
     mailbox: MailboxFixture,
 ) -> None:
@@ -223,15 +204,21 @@ def _costly(kind: str, mailbox: MailboxFixture) -> tuple[bytes, str]:
         cc = "Cc: " + ", ".join(f"person{i}@elsewhere.test" for i in range(40)) + "\r\n"
         headers = _headers(mailbox).replace("\n", "\r\n") + "\r\n" + cc * 200
         return (headers + "\r\nHello.\r\n").encode(), "a header block over 100 KiB"
-    # Delimiter lines ended by a bare CR, which the parser splits on and `\n--` misses.
     headers = _headers(mailbox, **{"Content-Type": "multipart/mixed; boundary=b"})
-    parts = ("x\r" + "--b\r\rx\r" * 120 + "\r\n") * 20
+    if kind == "ten thousand parts":
+        parts = "".join(
+            f"--b\r\nContent-Type: text/plain\r\n\r\npart {i}\r\n" for i in range(10_000)
+        )
+    else:  # delimiter lines ended by a bare CR, which the parser splits on too
+        parts = ("x\r" + "--b\r\rx\r" * 120 + "\r\n") * 20
     return (headers.replace("\n", "\r\n") + "\r\n\r\n" + parts + "--b--\r\n").encode(), (
         "more than 500 MIME parts"
     )
 
 
-@pytest.mark.parametrize("kind", ["encoded words", "header block", "bare CR parts"])
+@pytest.mark.parametrize(
+    "kind", ["ten thousand parts", "bare CR parts", "encoded words", "header block"]
+)
 @pytest.mark.parametrize("door", ["smtp", "http"])
 def test_mail_that_would_cost_the_parser_seconds_is_parked_unread(
     mailbox: MailboxFixture, smtp_port: int, door: str, kind: str
