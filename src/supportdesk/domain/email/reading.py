@@ -154,14 +154,6 @@ def _recipients(mail: Message) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))[:MAX_RECIPIENTS]
 
 
-def _all(mail: Message, name: str) -> list[object]:
-    try:
-        return list(mail.get_all(name, failobj=[]))
-    except (IndexError, ValueError, TypeError, LookupError, AttributeError):
-        found = _raw_header(mail, name)
-        return [found] if found is not None else []
-
-
 def _decoded_text(part: Message) -> str:
     """The part's text, its line ends made `\n` (SMTP carries CRLF)."""
     data = part.get_payload(decode=True)
