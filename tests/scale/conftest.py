@@ -1,6 +1,8 @@
 """Several `supportdesk serve` processes over one database and one Redis, as a deployment
-that outgrew one process runs (docs/deploy.md). The group is started once per module and
-backend: PostgreSQL (a fresh database), and SQLite (one file, several writers)."""
+that outgrew one process runs (docs/deploy.md). The group is started once per backend for
+the package's modules that use it (each test works in workspaces of its own, and a test that
+kills a process starts another): PostgreSQL (a fresh database), and SQLite (one file,
+several writers)."""
 
 from __future__ import annotations
 
@@ -123,7 +125,7 @@ def _database(request: pytest.FixtureRequest, backend: str) -> Iterator[str]:
         drop_postgres_database(url)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="package", params=BACKENDS)
 def cluster(request: pytest.FixtureRequest, redis_url: str) -> Iterator[Cluster]:
     """PROCESSES `supportdesk serve` processes sharing a fresh database and Redis (with a
     prefix of their own), migrated by `supportdesk migrate` first, as docs/deploy.md says."""
