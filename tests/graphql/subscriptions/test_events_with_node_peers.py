@@ -4,9 +4,11 @@ they receive is in sequence order, with no gap, and only what the key may read."
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -32,13 +34,17 @@ def node() -> str:
         if IN_CI:
             pytest.fail("Node and npm are needed for the subscription peers")
         pytest.skip("Node and npm are needed for the subscription peers")
-    if not (PEERS / "node_modules" / "graphql-sse" / "package.json").exists():
-        subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=PEERS,
-            check=True,
-            timeout=300,
-        )
+    # Each test worker has this fixture; `npm ci` empties node_modules first, so one
+    # worker's install would pull the packages from under another's peer: one at a time.
+    with (Path(tempfile.gettempdir()) / "supportdesk-node-peers.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (PEERS / "node_modules" / "graphql-sse" / "package.json").exists():
+            subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=PEERS,
+                check=True,
+                timeout=300,
+            )
     return node
 
 
