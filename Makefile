@@ -93,12 +93,12 @@ test-tools:
 		else echo "missing:$$missing; the tests that need them skip (fail in CI)"; fi; \
 	fi
 
-# Three workers for most of the suite (tests/conftest.py keeps each module on one of them):
-# on two cores, two left a third of the CPU idle while tests waited on servers, browsers and
+# Three workers for most of the suite, each module on one of them (loadfile): on two
+# cores, two left a third of the CPU idle while tests waited on servers, browsers and
 # commands. Then, alone, the modules that start serve processes or hold many connections:
 # beside the workers' servers they would run PostgreSQL out of its default 100 connections.
 test: lint test-tools
-	$(BIN)/pytest -q -n 3 --dist loadgroup -m "not processes and not slow"
+	$(BIN)/pytest -q -n 3 --dist loadfile -m "not processes and not slow"
 	$(BIN)/pytest -q -m "processes or slow"
 
 # GraphQL-over-HTTP conformance: graphql-http's audit suite (npm, into tools/node_modules)

@@ -36,14 +36,6 @@ BACKENDS = ["sqlite", "postgresql"]
 TEST_SECRET_KEY = secrets.token_urlsafe(32)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` runs most of the suite on two workers (`-n 2 --dist loadgroup`). A
-    module's tests stay together, in order, on one worker: they share its fixtures as they
-    do serially."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
 def _unconfined_statements() -> list[str]:
     """Statements on tenant tables not confined to a workspace, run since the last call by
     the in-thread servers or by any subprocess the tests started (CLI, `serve`)."""
