@@ -19,6 +19,7 @@ from supportdesk.db import Database
 from supportdesk.db.migrate import upgrade
 from supportdesk.domain import api_keys, audit, machine_users
 from supportdesk.domain.errors import DomainError, InvalidArgument
+from supportdesk.domain.mailboxes.domains import MailDomain
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
 from supportdesk.domain.workspaces import get_workspace, init_workspace
 
@@ -446,6 +447,71 @@ def members_add(
     else:
         lines.append(f"Log in at   {login_url(base_url)}  with the password you gave")
     _emit(as_json, data, "\n".join(lines))
+
+
+@main.group("mail-domains")
+def mail_domains() -> None:
+    """Say which workspace may have mailboxes on a mail domain (first come, by default)."""
+
+
+def _domain_line(domain: MailDomain) -> dict[str, Any]:
+    return {"domain": domain.domain, "held_by": domain.held_by}
+
+
+def _domain_text(domain: MailDomain) -> str:
+    return f"{domain.domain}  {domain.held_by or 'shared: one workspace per address'}"
+
+
+@mail_domains.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@database_option
+def mail_domains_list(as_json: bool, database_url: str | None) -> None:
+    """Every domain in use, and the workspace that holds it."""
+    from supportdesk.domain.mailboxes import list_mail_domains
+
+    found = _run(_settings(database_url), list_mail_domains)
+    if as_json:
+        click.echo(json.dumps([_domain_line(domain) for domain in found]))
+        return
+    for domain in found:
+        click.echo(_domain_text(domain))
+
+
+@mail_domains.command("grant")
+@click.argument("domain")
+@click.option("--workspace", "workspace_id", required=True)
+@click.option(
+    "--delete-others",
+    is_flag=True,
+    help="Delete the mailboxes other workspaces have on the domain (refused otherwise).",
+)
+@click.option("--json", "as_json", is_flag=True)
+@database_option
+def mail_domains_grant(
+    domain: str, workspace_id: str, delete_others: bool, as_json: bool, database_url: str | None
+) -> None:
+    """Only this workspace may have mailboxes on DOMAIN from now on."""
+    from supportdesk.domain.mailboxes import grant_mail_domain
+
+    async def work(db: Database) -> MailDomain:
+        await _require_workspace(db, workspace_id)
+        return await grant_mail_domain(db, domain, workspace_id, delete_others=delete_others)
+
+    granted = _run(_settings(database_url), work)
+    _emit(as_json, _domain_line(granted), _domain_text(granted))
+
+
+@mail_domains.command("share")
+@click.argument("domain")
+@click.option("--json", "as_json", is_flag=True)
+@database_option
+def mail_domains_share(domain: str, as_json: bool, database_url: str | None) -> None:
+    """Any workspace may have addresses on DOMAIN, as on a public provider's (one
+    workspace per address)."""
+    from supportdesk.domain.mailboxes import share_mail_domain
+
+    shared = _run(_settings(database_url), lambda db: share_mail_domain(db, domain))
+    _emit(as_json, _domain_line(shared), _domain_text(shared))
 
 
 if __name__ == "__main__":

@@ -551,6 +551,23 @@ mailboxes = Table(
     Index("ix_mailboxes_token_hash", "token_hash"),
 )
 
+# Who may have mailboxes on a mail domain (docs/email.md, "Several workspaces"): the
+# workspace that first had one there holds it, unless the operator granted it to another,
+# or shared it (`held_by` null: a public provider's domain, one workspace per address).
+# Without it, one workspace could take an unused address on another's domain and receive
+# or send that workspace's mail. Not a tenant table: a distributed PostgreSQL keeps it as
+# a reference table, on every node, so no foreign key to the workspaces.
+mail_domains = Table(
+    "mail_domains",
+    metadata,
+    # Lowercase, the part of an address after its `@`.
+    Column("domain", String(253), nullable=False),
+    Column("held_by", ID),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("domain"),
+)
+
 # Every message that came in through a door, kept raw, whatever became of it: `status`
 # processed (it made or joined an issue), ignored (a duplicate or a loop the guard broke)
 # or parked (it could not be read; kept for a person to look at). `message_key` is its

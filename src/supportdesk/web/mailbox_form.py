@@ -29,7 +29,6 @@ _FIELD_MESSAGES: dict[tuple[str, str], str] = {
     ("imap_url", FieldCode.INVALID): "An IMAP URL reads imaps://user@host/INBOX.",
     ("imap_url", FieldCode.TOO_LONG): "Keep the IMAP URL to 2,048 characters or fewer.",
 }
-_TAKEN = "This address belongs to a mailbox already."
 _RETYPE = "Type the password again: a changed IMAP URL does not keep the previous one."
 
 
@@ -135,7 +134,8 @@ class MailboxForm:
     def explain(self, error: DomainError) -> None:
         """Put a domain error next to the field it concerns."""
         if error.code == ErrorCode.ALREADY_EXISTS:
-            self.errors["address"] = _TAKEN
+            # The address is another mailbox's, or its domain another workspace's.
+            self.errors["address"] = error.message
             return
         for problem in error.fields:
             name = _FIELD_NAMES.get(problem.field, problem.field)

@@ -7,6 +7,11 @@ from supportdesk.domain.mailboxes.actions import (
     rotate_mailbox_token,
     update_mailbox,
 )
+from supportdesk.domain.mailboxes.grants import (
+    grant_mail_domain,
+    list_mail_domains,
+    share_mail_domain,
+)
 from supportdesk.domain.mailboxes.models import Mailbox
 from supportdesk.domain.mailboxes.queries import (
     count_mailboxes,
@@ -23,9 +28,12 @@ __all__ = [
     "create_mailbox",
     "delete_mailbox",
     "get_mailboxes",
+    "grant_mail_domain",
+    "list_mail_domains",
     "list_mailboxes",
     "mailbox_for_recipient",
     "mailbox_for_token",
     "rotate_mailbox_token",
+    "share_mail_domain",
     "update_mailbox",
 ]

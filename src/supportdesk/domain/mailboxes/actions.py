@@ -10,21 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert
 
 from supportdesk.auth import inbound_tokens
 from supportdesk.auth.secret_box import SecretBox
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.locking import lock_name, locked_row
+from supportdesk.db.locking import locked_row
 from supportdesk.db.tables import email_outbox, inbound_emails, mailboxes
 from supportdesk.domain import audit
 from supportdesk.domain.audit import Actor
 from supportdesk.domain.changes import KEEP, Keep
 from supportdesk.domain.clock import now
-from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, FieldError, not_found
+from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
+from supportdesk.domain.mailboxes.domains import claim_address
 from supportdesk.domain.mailboxes.imap_url import MAX_URL, parsed_imap_url, shown_imap_url
 from supportdesk.domain.mailboxes.models import MAILBOX_COLUMNS, Mailbox, mailbox_of
 from supportdesk.domain.rows import updated_row
@@ -80,20 +81,6 @@ def _imap_url(check: Validator, value: str | None, box: SecretBox | None) -> _Im
     return _ImapUrl(shown_imap_url(parts), box.seal(url))
 
 
-async def _claim_address(connection: Connection, address: str, mailbox_id: str | None) -> None:
-    """ALREADY_EXISTS when another mailbox, of any workspace, has the address. The lock
-    makes two creators of one address take turns, so the second sees the first."""
-    await lock_name(connection, f"mailbox address {address}")
-    statement = select(mailboxes.c.id).where(mailboxes.c.address == address)
-    taken = [found for found in (await connection.scalars(statement)) if found != mailbox_id]
-    if taken:
-        raise DomainError(
-            ErrorCode.ALREADY_EXISTS,
-            "This address belongs to a mailbox already.",
-            [FieldError("address", FieldCode.INVALID)],
-        )
-
-
 async def create_mailbox(
     db: Database,
     actor: Actor,
@@ -126,7 +113,7 @@ async def create_mailbox(
         moment,
     )
     async with db.transaction() as connection:
-        await _claim_address(connection, clean_address, None)
+        await claim_address(connection, workspace_id, clean_address, None)
         await connection.execute(
             insert(mailboxes).values(
                 workspace_id=workspace_id,
@@ -177,7 +164,7 @@ async def update_mailbox(
         before = await locked_mailbox(connection, workspace_id, mailbox_id)
         values: dict[str, object] = {}
         if clean_address is not None and clean_address != before.address:
-            await _claim_address(connection, clean_address, mailbox_id)
+            await claim_address(connection, workspace_id, clean_address, mailbox_id)
             values["address"] = clean_address
         if name is not None and (clean_name or "") != before.name:
             values["name"] = clean_name or ""

@@ -1,0 +1,73 @@
+"""Migration 0024 gives each mail domain already in use to the workspace of its earliest
+mailbox, and keeps every mailbox where it was; downgrading drops the domains."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from alembic import command
+from sqlalchemy import insert, inspect, select
+
+from supportdesk.db.migrate import alembic_config, upgrade
+from supportdesk.db.tables import mail_domains, mailboxes, workspaces
+from tests.db.inspection import inspected
+from tests.db.test_migration_0005 import with_connection
+
+AT = datetime(2026, 11, 22, 13, 45, 7, tzinfo=UTC)
+FIRST, SECOND = "ws_01JD0000000000000000000AAN", "ws_01JD0000000000000000000AAP"
+# (workspace, mailbox id, address, minutes after AT): the second workspace's mailbox on
+# acme.example is made first, so it is the one that keeps the domain.
+MAILBOXES = [
+    (FIRST, "mbx_1", "support@acme.example", 5),
+    (SECOND, "mbx_2", "billing@acme.example", 1),
+    (FIRST, "mbx_3", "help@first.example", 2),
+]
+
+
+async def seed(connection: Any) -> None:
+    for workspace in (FIRST, SECOND):
+        await connection.execute(insert(workspaces).values(id=workspace, name="W", created_at=AT))
+    for workspace, mailbox_id, address, minutes in MAILBOXES:
+        moment = AT + timedelta(minutes=minutes)
+        await connection.execute(
+            insert(mailboxes).values(
+                workspace_id=workspace,
+                id=mailbox_id,
+                address=address,
+                acknowledge=False,
+                token_hash=mailbox_id.ljust(64, "0"),
+                token_prefix="mbt_x",
+                created_at=moment,
+                updated_at=moment,
+            )
+        )
+
+
+async def holders(connection: Any) -> dict[str, str | None]:
+    rows = await connection.execute(select(mail_domains.c.domain, mail_domains.c.held_by))
+    return dict(rows.all())
+
+
+async def addresses(connection: Any) -> dict[str, str]:
+    rows = await connection.execute(select(mailboxes.c.id, mailboxes.c.address))
+    return dict(rows.all())
+
+
+def test_each_domain_goes_to_its_earliest_mailbox_and_down_drops_them(
+    empty_database: str,
+) -> None:
+    url = empty_database
+    upgrade(url, "0023")
+    asyncio.run(with_connection(url, seed))
+
+    upgrade(url, "0024")
+    held = asyncio.run(with_connection(url, holders))
+    kept = asyncio.run(with_connection(url, addresses))
+    command.downgrade(alembic_config(url), "0023")
+
+    assert held == {"acme.example": SECOND, "first.example": FIRST}
+    assert kept == {mailbox_id: address for _, mailbox_id, address, _ in MAILBOXES}
+    assert "mail_domains" not in inspected(url, lambda c: inspect(c).get_table_names())
+    assert asyncio.run(with_connection(url, addresses)) == kept
