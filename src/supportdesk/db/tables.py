@@ -658,6 +658,4 @@ email_outbox = Table(
         postgresql_where=text("status = 'pending'"),
         sqlite_where=text("status = 'pending'"),
     ),
-    # At most one acknowledgement per sender an hour.
-    Index("ix_email_outbox_recipient", "workspace_id", "recipient", "created_at"),
 )
