@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 
-from supportdesk.domain.mailboxes import share_mail_domain
+from supportdesk.domain.mailboxes import grant_mail_domain, share_mail_domain
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture
 from tests.graphql.mailboxes.helpers import UPDATE, create_payload, new_mailbox
@@ -32,6 +32,27 @@ def test_another_workspace_cannot_take_an_address_on_a_held_domain(
     assert "mail-domains grant" in taken["error"]["message"]
     # The holder adds addresses on it as it likes.
     assert new_mailbox(api, address=f"billing@{domain}")["mailbox"]["address"]
+
+
+def test_a_held_domains_subdomains_are_its_holders(
+    api: GraphQLClient, workspace: WorkspaceFixture, other_workspace: WorkspaceFixture
+) -> None:
+    domain = _domain()
+    new_mailbox(api, address=f"support@{domain}")
+    theirs = other_workspace.client()
+
+    below = create_payload(theirs, address=f"billing@mail.{domain}")
+    ours_below = new_mailbox(api, address=f"billing@eu.mail.{domain}")
+    # A subdomain the operator gave to another workspace is that workspace's.
+    workspace.server.call(
+        grant_mail_domain(workspace.server.db, f"help.{domain}", other_workspace.id)
+    )
+    granted_below = new_mailbox(theirs, address=f"desk@help.{domain}")
+
+    assert below["error"]["code"] == "ALREADY_EXISTS"
+    assert f"mailboxes on {domain}." in below["error"]["message"]
+    assert ours_below["mailbox"]["address"] == f"billing@eu.mail.{domain}"
+    assert granted_below["mailbox"]["address"] == f"desk@help.{domain}"
 
 
 def test_a_mailbox_cannot_move_onto_another_workspaces_domain(

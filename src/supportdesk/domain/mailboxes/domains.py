@@ -4,9 +4,9 @@ Mail is routed to a mailbox by its address, before anyone knows the workspace, a
 dispatcher sends as that address through the server's relay. So an address on a domain
 that one workspace uses must not be open to another: it could receive mail meant for the
 first, or write to the first's customers in its name. The first workspace to have a
-mailbox on a domain holds it. The operator (the command line) can grant a domain to
-another workspace, or share it, as for a public provider's domain where each workspace
-has its own address (one workspace per address still holds)."""
+mailbox on a domain holds it, and its subdomains. The operator (the command line) can
+grant a domain to another workspace, or share it, as for a public provider's domain where
+each workspace has its own address (one workspace per address still holds)."""
 
 from __future__ import annotations
 
@@ -31,19 +31,38 @@ class MailDomain:
 
 
 _MAILBOX_WITH_ADDRESS = select(mailboxes.c.id).where(mailboxes.c.address == bindparam("address"))
-_HOLDER = select(mail_domains.c.held_by).where(mail_domains.c.domain == bindparam("domain"))
+_HOLDERS = select(mail_domains.c.domain, mail_domains.c.held_by).where(
+    mail_domains.c.domain.in_(bindparam("domains", expanding=True))
+)
 
 
 def domain_of(address: str) -> str:
     return address.rpartition("@")[2].lower()
 
 
-async def locked_holder(connection: Connection, domain: str) -> tuple[bool, str | None]:
+def _parents(domain: str) -> list[str]:
+    """`mail.acme.example` has `acme.example` (not `example`: a top-level domain)."""
+    labels = domain.split(".")
+    return [".".join(labels[start:]) for start in range(1, len(labels) - 1)]
+
+
+async def locked_holders(connection: Connection, domain: str) -> dict[str, str | None]:
     """Lock the domain until the transaction ends (whoever adds a mailbox on it or changes
-    who may, takes turns), then read it: whether it has a row, and who holds it."""
+    who may, takes turns), then read who holds it and its parent domains: those with a
+    row, each with its workspace (None: shared)."""
     await lock_name(connection, f"mail domain {domain}")
-    rows = await connection.rows(_HOLDER, {"domain": domain})
-    return (True, rows[0][0]) if rows else (False, None)
+    rows = await connection.rows(_HOLDERS, {"domains": [domain, *_parents(domain)]})
+    return {row[0]: row[1] for row in rows}
+
+
+def _refusing_holder(holders: dict[str, str | None], domain: str, workspace_id: str) -> str | None:
+    """The domain that keeps the workspace off `domain`, if any: the domain itself held by
+    another, or, when the operator said nothing of it, a parent held by another (a
+    domain's subdomains are its holder's)."""
+    if domain in holders:
+        return domain if holders[domain] not in (None, workspace_id) else None
+    others = [name for name, holder in holders.items() if holder not in (None, workspace_id)]
+    return others[0] if others else None
 
 
 async def claim_address(
@@ -55,7 +74,7 @@ async def claim_address(
     domain's lock makes two creators on one domain take turns, so the second sees the
     first."""
     domain = domain_of(address)
-    known, holder = await locked_holder(connection, domain)
+    holders = await locked_holders(connection, domain)
     taken = await connection.rows(_MAILBOX_WITH_ADDRESS, {"address": address})
     if any(row[0] != mailbox_id for row in taken):
         raise DomainError(
@@ -63,15 +82,16 @@ async def claim_address(
             "This address belongs to a mailbox already.",
             [FieldError("address", FieldCode.INVALID)],
         )
-    if holder not in (None, workspace_id):
+    refusing = _refusing_holder(holders, domain, workspace_id)
+    if refusing is not None:
         raise DomainError(
             ErrorCode.ALREADY_EXISTS,
-            f"Another workspace on this server has mailboxes on {domain}. If the domain is"
+            f"Another workspace on this server has mailboxes on {refusing}. If the domain is"
             " yours, the server's operator can grant it to this workspace"
             " (`supportdesk mail-domains grant`).",
             [FieldError("address", FieldCode.INVALID)],
         )
-    if not known:
+    if domain not in holders:
         moment = now()
         await connection.execute(
             insert(mail_domains).values(

@@ -12,7 +12,7 @@ from supportdesk.domain import audit
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import InvalidArgument
 from supportdesk.domain.mailboxes.actions import delete_mailbox
-from supportdesk.domain.mailboxes.domains import MailDomain, locked_holder
+from supportdesk.domain.mailboxes.domains import MailDomain, locked_holders
 from supportdesk.domain.validation import Validator
 from supportdesk.domain.workspaces import get_workspace
 
@@ -49,8 +49,7 @@ def _mailboxes_on(domain: str, workspace_id: str) -> Select[str, str, str]:
 
 async def _set_holder(connection: Connection, domain: str, held_by: str | None) -> MailDomain:
     moment = now()
-    known, _ = await locked_holder(connection, domain)
-    if known:
+    if domain in await locked_holders(connection, domain):
         statement = update(mail_domains).where(mail_domains.c.domain == domain)
         await connection.execute(statement.values(held_by=held_by, updated_at=moment))
     else:
