@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from supportdesk.smtp.listener import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
 from tests.email.conftest import MailboxFixture
 from tests.email.doors import addressed, post_mail, smtp_send
 from tests.email.kept import kept_mail
@@ -154,3 +155,35 @@ def test_another_workspaces_mailbox_is_a_sender_like_any_other(
     [kept] = kept_mail(mailbox)
     assert kept.status == "created"
     assert len(threads(mailbox)) == 1
+
+
+def _connect(port: int, client: str) -> smtplib.SMTP:
+    return smtplib.SMTP("127.0.0.1", port, source_address=(client, 0), timeout=10)
+
+
+def test_a_worker_holds_so_many_sessions_and_says_so_to_the_next(
+    mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    """One address gets MAX_SESSIONS_PER_CLIENT at once, all of them MAX_SESSIONS; the
+    next is told 421, so its server tries again later, and a freed place is taken again."""
+    held: list[smtplib.SMTP] = []
+    try:
+        for client in range(MAX_SESSIONS // MAX_SESSIONS_PER_CLIENT):
+            for _ in range(MAX_SESSIONS_PER_CLIENT):
+                held.append(_connect(smtp_port, f"127.0.0.{client + 2}"))
+        with pytest.raises(smtplib.SMTPConnectError) as one_more:
+            _connect(smtp_port, "127.0.0.2")
+        with pytest.raises(smtplib.SMTPConnectError) as another_client:
+            _connect(smtp_port, "127.0.1.1")
+        held.pop().quit()
+
+        assert one_more.value.smtp_code == another_client.value.smtp_code == 421
+        again = _connect(smtp_port, "127.0.1.1")
+        held.append(again)
+        assert again.noop()[0] == 250
+    finally:
+        for session in held:
+            session.close()
+    # Every place given back: mail is taken as before.
+    assert smtp_send(smtp_port, "alice@customer.test", [mailbox.address], _plain(mailbox)) == {}
+    assert [kept.status for kept in kept_mail(mailbox)] == ["created"]

@@ -3,6 +3,10 @@ the pipeline; any other recipient is refused at RCPT with 550, a message over th
 limit with 552 (aiosmtpd counts DATA as it comes) and nothing of it is kept. A transaction
 takes at most MAX_RECIPIENTS recipients (RFC 5321's minimum), each looked up once.
 
+The port faces the internet and aiosmtpd holds a message in memory while it arrives, so a
+worker holds at most MAX_SESSIONS sessions, MAX_SESSIONS_PER_CLIENT of one address; the
+next is answered 421 and closed, and the sending server tries again later.
+
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
 
@@ -26,7 +30,10 @@ TOO_LARGE = "552 5.3.4 Message too big"
 TRY_LATER = "451 4.3.0 Could not take the message now; try again later"
 ACCEPTED = "250 2.0.0 Message accepted"
 TOO_MANY_RECIPIENTS = "452 4.5.3 Too many recipients"
+BUSY = b"421 4.7.0 Too many connections; try again later\r\n"
 MAX_RECIPIENTS = 100
+MAX_SESSIONS = 100
+MAX_SESSIONS_PER_CLIENT = 20
 
 
 class InboundHandler:
@@ -78,6 +85,55 @@ def _mailboxes(envelope: Envelope) -> dict[str, Mailbox]:
     return found
 
 
+class Sessions:
+    """The sessions a worker holds: in all, and by client address."""
+
+    def __init__(self, most: int = MAX_SESSIONS, most_per_client: int = MAX_SESSIONS_PER_CLIENT):
+        self.most = most
+        self.most_per_client = most_per_client
+        self.by_client: dict[str, int] = {}
+
+    def admit(self, client: str) -> bool:
+        held = self.by_client.get(client, 0)
+        if held >= self.most_per_client or sum(self.by_client.values()) >= self.most:
+            return False
+        self.by_client[client] = held + 1
+        return True
+
+    def leave(self, client: str) -> None:
+        held = self.by_client.pop(client) - 1
+        if held:
+            self.by_client[client] = held
+
+
+class CountedSMTP(SMTP):
+    """aiosmtpd's session, admitted by `Sessions` once connected (through the public
+    protocol methods only, before and after aiosmtpd's own)."""
+
+    def __init__(self, handler: InboundHandler, sessions: Sessions, **options: Any) -> None:
+        super().__init__(handler, **options)
+        self._sessions = sessions
+        self._client: str | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        client = str(peer[0]) if peer else ""
+        if self._sessions.admit(client):
+            self._client = client
+            return
+        log.warning("SMTP session refused: too many from %s or in all", client)
+        assert isinstance(transport, asyncio.WriteTransport)
+        transport.write(BUSY)  # before aiosmtpd's greeting, which its task writes later
+        transport.close()
+
+    def connection_lost(self, error: Exception | None) -> None:
+        super().connection_lost(error)
+        if self._client is not None:
+            self._sessions.leave(self._client)
+            self._client = None
+
+
 def parse_listen(value: str) -> tuple[str, int]:
     """`host:port` (`[::1]:2525` for IPv6)."""
     host, _, port = value.rpartition(":")
@@ -89,15 +145,23 @@ def parse_listen(value: str) -> tuple[str, int]:
 class SmtpListener:
     """The listening server, started and stopped with the application."""
 
-    def __init__(self, intake: MailIntake, listen: str, hostname: str | None = None) -> None:
+    def __init__(
+        self,
+        intake: MailIntake,
+        listen: str,
+        hostname: str | None = None,
+        sessions: Sessions | None = None,
+    ) -> None:
         self.intake = intake
         self.host, self.port = parse_listen(listen)
         self.hostname = hostname
+        self.sessions = sessions or Sessions()
         self._server: asyncio.base_events.Server | None = None
 
     def _protocol(self) -> Any:
-        return SMTP(
+        return CountedSMTP(
             InboundHandler(self.intake),
+            self.sessions,
             data_size_limit=self.intake.max_message_bytes,
             hostname=self.hostname,
             ident="supportdesk ESMTP",
