@@ -7,6 +7,9 @@ from __future__ import annotations
 import secrets
 from email.utils import make_msgid
 
+import pytest
+
+from supportdesk.domain.email import outbox
 from tests.dispatch.helpers import eventually
 from tests.email.doors import smtp_send
 from tests.email.outbound.conftest import Desk, Mailbox, mailbox_of
@@ -69,6 +72,25 @@ def test_the_acknowledgement_reaches_a_person_once_an_hour(desk: Desk, sink: Sin
     mails = mail_to(sink, sender, 2)
     assert len(automatic(sink, sender)) == 1
     assert [m.mail["Auto-Submitted"] for m in mails].count(None) == 1
+
+
+def test_a_workspace_sends_so_many_acknowledgements_an_hour(
+    desk: Desk, sink: Sink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mail from ever new (forged) senders gets acknowledgements up to the workspace's
+    hourly number, then none: the server is no source of backscatter."""
+    monkeypatch.setattr(outbox, "ACKNOWLEDGEMENTS_IN_WINDOW", 2)
+    box = mailbox_of(desk, acknowledge=True)
+    senders = [customer() for _ in range(3)]
+
+    issues = [write_in(desk, box, sender, "Invoice") for sender in senders]
+    for sender in senders[:2]:
+        mail_to(sink, sender)
+    reply(box.workspace.client(), issues[2], "A person's answer still goes.")
+
+    [answer] = mail_to(sink, senders[2])
+    assert answer.mail["Auto-Submitted"] is None
+    assert [len(automatic(sink, sender)) for sender in senders] == [1, 1, 0]
 
 
 def test_plus_forms_of_an_address_share_its_acknowledgement(desk: Desk, sink: Sink) -> None:

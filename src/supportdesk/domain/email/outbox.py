@@ -34,8 +34,11 @@ PENDING = "pending"
 SENT = "sent"
 FAILED = "failed"
 QUEUED = "queued"
-# At most one acknowledgement per sender in this window (docs/email.md, "No mail loops").
+# At most one acknowledgement per sender in this window (docs/email.md, "No mail loops"),
+# and so many of the workspace's in all: mail with forged senders must not make the server
+# a source of backscatter, nor each new issue read an unbounded hour of acknowledgements.
 ACKNOWLEDGE_WINDOW = timedelta(hours=1)
+ACKNOWLEDGEMENTS_IN_WINDOW = 500
 
 # The mailbox of the issue's first mail, if any came in.
 _CAME_IN_ON = (
@@ -147,25 +150,29 @@ async def queue_acknowledgement(
     at: datetime,
 ) -> Queued | None:
     """Queue the acknowledgement of a new issue from mail, unless the sender had one within
-    the hour (an auto-responder that writes anew each time gets one, not one each). Plus
-    forms of an address are one sender: `victim+1@x` and `victim+2@x` reach one inbox."""
+    the hour (an auto-responder that writes anew each time gets one, not one each) or the
+    workspace sent ACKNOWLEDGEMENTS_IN_WINDOW within it. Plus forms of an address are one
+    sender: `victim+1@x` and `victim+2@x` reach one inbox."""
     if not mailbox.acknowledge:
         return None
     recipient = recipient.lower()
     # The hour's acknowledgements of the workspace, by the key's time order (ids sort by
-    # their instant): a plus form cannot be matched through the recipient index.
+    # their instant): a plus form cannot be matched by its recipient's value.
     since = at - ACKNOWLEDGE_WINDOW
-    recent = await connection.scalars(
-        select(email_outbox.c.recipient).where(
+    found = await connection.scalars(
+        select(email_outbox.c.recipient)
+        .where(
             email_outbox.c.workspace_id == mailbox.workspace_id,
             email_outbox.c.id >= first_id_at("OutboundEmail", since),
             email_outbox.c.created_at > since,
             email_outbox.c.kind == ACKNOWLEDGEMENT,
         )
+        .limit(ACKNOWLEDGEMENTS_IN_WINDOW)
     )
+    recent = list(found)
     sender = base_address(recipient)
     lately = any(base_address(sent) == sender for sent in recent)
-    if lately:
+    if lately or len(recent) >= ACKNOWLEDGEMENTS_IN_WINDOW:
         return None
     if answers is not None and answers.startswith("sha256:"):
         answers = None  # the mail had no Message-ID: a digest is nothing to refer to
