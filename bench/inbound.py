@@ -54,7 +54,7 @@ async def new_mailbox(url: str) -> Mailbox:
             audit.CLI_ACTOR,
             workspace_id,
             None,
-            address=f"support@mail{stamp}.bench.example.com",
+            address=f"support@bench-mail-{stamp}.example",
             name="Support",
         )
     finally:

@@ -45,7 +45,7 @@ CROSS_WORKSPACE = {
     ("mailboxes", "WHERE mailboxes.imap_url_sealed IS NOT NULL"): "mailboxes to poll",
     # The operator grants a mail domain to one workspace: the others' mailboxes on it
     # are named (or deleted) first (domain/mailboxes/grants.py).
-    ("mailboxes", "WHERE (mailboxes.address LIKE"): "other workspaces' mailboxes on a domain",
+    ("mailboxes", "WHERE ((mailboxes.address LIKE"): "other workspaces' mailboxes on a domain",
     # The operator's CLI revokes a key by id alone (CONTRACT section 10: `keys revoke KEY_ID`).
     (
         "api_keys",

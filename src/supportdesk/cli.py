@@ -455,11 +455,14 @@ def mail_domains() -> None:
 
 
 def _domain_line(domain: MailDomain) -> dict[str, Any]:
-    return {"domain": domain.domain, "held_by": domain.held_by}
+    return {"domain": domain.domain, "held_by": domain.held_by, "granted": domain.granted}
 
 
 def _domain_text(domain: MailDomain) -> str:
-    return f"{domain.domain}  {domain.held_by or 'shared: one workspace per address'}"
+    if domain.held_by is None:
+        return f"{domain.domain}  shared: one workspace per address"
+    how = "granted" if domain.granted else "its first mailbox"
+    return f"{domain.domain}  {domain.held_by}  ({how})"
 
 
 @mail_domains.command("list")
@@ -490,7 +493,7 @@ def mail_domains_list(as_json: bool, database_url: str | None) -> None:
 def mail_domains_grant(
     domain: str, workspace_id: str, delete_others: bool, as_json: bool, database_url: str | None
 ) -> None:
-    """Only this workspace may have mailboxes on DOMAIN from now on."""
+    """Only this workspace may have mailboxes on DOMAIN and its subdomains, for good."""
     from supportdesk.domain.mailboxes import grant_mail_domain
 
     async def work(db: Database) -> MailDomain:

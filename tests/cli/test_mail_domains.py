@@ -26,9 +26,10 @@ def _addresses(workspace: WorkspaceFixture) -> list[str]:
 def test_a_domain_is_granted_only_once_other_workspaces_mailboxes_are_gone(
     workspace: WorkspaceFixture, other_workspace: WorkspaceFixture
 ) -> None:
-    domain = f"acme-{secrets.token_hex(5)}.example.com"
+    domain = f"acme-{secrets.token_hex(5)}.example"
     squatter = other_workspace.client()
     taken = new_mailbox(squatter, address=f"billing@{domain}")["mailbox"]
+    below = new_mailbox(squatter, address=f"billing@mail.{domain}")["mailbox"]
 
     listed = json_of(mail_domains(workspace, "list", "--json"))
     refused = mail_domains(workspace, "grant", domain.upper(), "--workspace", workspace.id)
@@ -39,15 +40,16 @@ def test_a_domain_is_granted_only_once_other_workspaces_mailboxes_are_gone(
         )
     )
 
-    assert {"domain": domain, "held_by": other_workspace.id} in listed
+    assert {"domain": domain, "held_by": other_workspace.id, "granted": False} in listed
     assert refused.returncode != 0
     assert f"billing@{domain} ({taken['id']} of {other_workspace.id})" in refused.stderr
+    assert f"billing@mail.{domain} ({below['id']} of {other_workspace.id})" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert still_theirs["error"]["code"] == "ALREADY_EXISTS"
-    assert granted == {"domain": domain, "held_by": workspace.id}
+    assert granted == {"domain": domain, "held_by": workspace.id, "granted": True}
     assert _addresses(other_workspace) == []
     deleted = all_events(squatter, types=["mailbox.deleted"])
-    assert [event["data"]["mailbox"]["id"] for event in deleted] == [taken["id"]]
+    assert [event["data"]["mailbox"]["id"] for event in deleted] == [taken["id"], below["id"]]
     assert deleted[0]["actor"]["type"] == "system"
     assert new_mailbox(workspace.client(), address=f"support@{domain}")["error"] is None
     assert create_payload(squatter, address=f"sales@{domain}")["error"]["code"] == "ALREADY_EXISTS"
@@ -56,12 +58,13 @@ def test_a_domain_is_granted_only_once_other_workspaces_mailboxes_are_gone(
 def test_a_shared_domain_takes_addresses_of_every_workspace(
     workspace: WorkspaceFixture, other_workspace: WorkspaceFixture
 ) -> None:
-    domain = f"mail-{secrets.token_hex(5)}.example.com"
+    domain = f"mail-{secrets.token_hex(5)}.example"
     new_mailbox(workspace.client(), address=f"acme.help@{domain}")
 
     shared = mail_domains(workspace, "share", domain)
     new_mailbox(other_workspace.client(), address=f"beta.help@{domain}")
     bad = mail_domains(workspace, "share", "not a domain")
+    below = mail_domains(workspace, "share", f"eu.{domain}")
     unknown = mail_domains(
         workspace, "grant", domain, "--workspace", "ws_01JD4Z1T8YQ0V5X2N7C3B6M9K4"
     )
@@ -70,4 +73,6 @@ def test_a_shared_domain_takes_addresses_of_every_workspace(
     assert shared.stdout.strip() == f"{domain}  shared: one workspace per address"
     assert _addresses(other_workspace) == [f"beta.help@{domain}"]
     assert bad.returncode != 0 and "is not a mail domain" in bad.stderr
+    assert below.returncode != 0
+    assert f"held by the organisation's domain: {domain}, which covers eu.{domain}" in below.stderr
     assert unknown.returncode != 0 and "not found" in unknown.stderr

@@ -1,5 +1,6 @@
-"""Migration 0024 gives each mail domain already in use to the workspace of its earliest
-mailbox, and keeps every mailbox where it was; downgrading drops the domains."""
+"""Migration 0024 gives each organisation's mail domain already in use (a subdomain's
+mailbox is on its organisation's) to the workspace of its earliest mailbox there, and keeps
+every mailbox where it was; downgrading drops the domains."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ from tests.db.test_migration_0005 import with_connection
 
 AT = datetime(2026, 11, 22, 13, 45, 7, tzinfo=UTC)
 FIRST, SECOND = "ws_01JD0000000000000000000AAN", "ws_01JD0000000000000000000AAP"
-# (workspace, mailbox id, address, minutes after AT): the second workspace's mailbox on
-# acme.example is made first, so it is the one that keeps the domain.
+# (workspace, mailbox id, address, minutes after AT): the second workspace's mailboxes on
+# acme.example and under first.example are made first, so it keeps both domains; an
+# address written by hand in capitals counts as the service writes it.
 MAILBOXES = [
     (FIRST, "mbx_1", "support@acme.example", 5),
     (SECOND, "mbx_2", "billing@acme.example", 1),
     (FIRST, "mbx_3", "help@first.example", 2),
+    (SECOND, "mbx_4", "help@mail.first.example", 0),
+    (FIRST, "mbx_5", "Odd@Upper.Example", 3),
 ]
 
 
@@ -45,9 +49,10 @@ async def seed(connection: Any) -> None:
         )
 
 
-async def holders(connection: Any) -> dict[str, str | None]:
-    rows = await connection.execute(select(mail_domains.c.domain, mail_domains.c.held_by))
-    return dict(rows.all())
+async def holders(connection: Any) -> dict[str, tuple[str | None, bool]]:
+    columns = mail_domains.c
+    rows = await connection.execute(select(columns.domain, columns.held_by, columns.granted))
+    return {domain: (held_by, bool(granted)) for domain, held_by, granted in rows}
 
 
 async def addresses(connection: Any) -> dict[str, str]:
@@ -67,7 +72,11 @@ def test_each_domain_goes_to_its_earliest_mailbox_and_down_drops_them(
     kept = asyncio.run(with_connection(url, addresses))
     command.downgrade(alembic_config(url), "0023")
 
-    assert held == {"acme.example": SECOND, "first.example": FIRST}
+    assert held == {
+        "acme.example": (SECOND, False),
+        "first.example": (SECOND, False),
+        "upper.example": (FIRST, False),
+    }
     assert kept == {mailbox_id: address for _, mailbox_id, address, _ in MAILBOXES}
     assert "mail_domains" not in inspected(url, lambda c: inspect(c).get_table_names())
     assert asyncio.run(with_connection(url, addresses)) == kept

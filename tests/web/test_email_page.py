@@ -217,7 +217,7 @@ def test_an_address_taken_here_or_elsewhere_is_refused(
     # Another address on their domain is theirs to add, not ours.
     status, page = create(admin, address=theirs.replace("support@", "sales@"), name="Third")
     assert status == 400, page[:500]
-    assert "Another workspace on this server has mailboxes on" in page
+    assert "Another workspace on this server has the mail domain" in page
     assert mailbox_count(admin) == 1
 
 

@@ -551,18 +551,20 @@ mailboxes = Table(
     Index("ix_mailboxes_token_hash", "token_hash"),
 )
 
-# Who may have mailboxes on a mail domain (docs/email.md, "Several workspaces"): the
-# workspace that first had one there holds it, unless the operator granted it to another,
-# or shared it (`held_by` null: a public provider's domain, one workspace per address).
-# Without it, one workspace could take an unused address on another's domain and receive
-# or send that workspace's mail. Not a tenant table: a distributed PostgreSQL keeps it as
-# a reference table, on every node, so no foreign key to the workspaces.
+# Who may have mailboxes on a mail domain, an organisation's (docs/email.md, "Several
+# workspaces"): the workspace whose mailbox was first there, until its last one goes
+# (`granted` false), or the one the operator granted it to (`granted`); `held_by` null:
+# shared, as a public provider's domain, one workspace per address. Without it, one
+# workspace could take an unused address on another's domain and receive or send that
+# workspace's mail. Not a tenant table: a distributed PostgreSQL keeps it as a reference
+# table, on every node, so no foreign key to the workspaces.
 mail_domains = Table(
     "mail_domains",
     metadata,
-    # Lowercase, the part of an address after its `@`.
+    # Lowercase: the registrable part of an address's domain (`acme.co.uk`).
     Column("domain", String(253), nullable=False),
     Column("held_by", ID),
+    Column("granted", Boolean, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("domain"),

@@ -34,8 +34,9 @@ query {{ mailboxes(first: 50) {{ totalCount edges {{ node {{ {MAILBOX_FIELDS} }}
 
 
 def unique_address(local: str = "support") -> str:
-    """An address no other test's workspace has (addresses are unique across them)."""
-    return f"{local}@help-{secrets.token_hex(5)}.example.com"
+    """An address on a domain no other test's workspace has (a mail domain is one
+    workspace's; `.example` is a top-level domain of its own, so each is its own)."""
+    return f"{local}@help-{secrets.token_hex(5)}.example"
 
 
 def create_payload(api: GraphQLClient, **values: Any) -> dict[str, Any]:

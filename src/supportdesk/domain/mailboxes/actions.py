@@ -25,7 +25,7 @@ from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
 from supportdesk.domain.events import record_events, snapshots
 from supportdesk.domain.ids import is_id_of, new_id
-from supportdesk.domain.mailboxes.domains import claim_address
+from supportdesk.domain.mailboxes.domains import claim_address, move_address, release_address
 from supportdesk.domain.mailboxes.imap_url import MAX_URL, parsed_imap_url, shown_imap_url
 from supportdesk.domain.mailboxes.models import MAILBOX_COLUMNS, Mailbox, mailbox_of
 from supportdesk.domain.rows import updated_row
@@ -164,7 +164,7 @@ async def update_mailbox(
         before = await locked_mailbox(connection, workspace_id, mailbox_id)
         values: dict[str, object] = {}
         if clean_address is not None and clean_address != before.address:
-            await claim_address(connection, workspace_id, clean_address, mailbox_id)
+            await move_address(connection, workspace_id, mailbox_id, before.address, clean_address)
             values["address"] = clean_address
         if name is not None and (clean_name or "") != before.name:
             values["name"] = clean_name or ""
@@ -213,6 +213,7 @@ async def delete_mailbox(db: Database, actor: Actor, workspace_id: str, mailbox_
     stay."""
     async with db.transaction() as connection:
         mailbox = await locked_mailbox(connection, workspace_id, mailbox_id)
+        await release_address(connection, workspace_id, mailbox.address, mailbox_id)
         kept = (
             (email_outbox, email_outbox.c.mailbox_id),
             (inbound_emails, inbound_emails.c.mailbox_id),

@@ -3,17 +3,21 @@
 Mail is routed to a mailbox by its address, before anyone knows the workspace, and the
 dispatcher sends as that address through the server's relay. So an address on a domain
 that one workspace uses must not be open to another: it could receive mail meant for the
-first, or write to the first's customers in its name. The first workspace to have a
-mailbox on a domain holds it, and its subdomains. The operator (the command line) can
-grant a domain to another workspace, or share it, as for a public provider's domain where
-each workspace has its own address (one workspace per address still holds)."""
+first, or write to the first's customers in its name. A domain here is an organisation's
+(the Public Suffix List's registrable domain: `mail.acme.co.uk` is `acme.co.uk`'s), so
+subdomains and parents go with it. The first workspace to have a mailbox on it holds it
+until its last mailbox there goes. The operator (the command line) can grant a domain to
+a workspace for good, or share it, as a public provider's where each workspace has its own
+addresses (one workspace per address still holds)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
-from sqlalchemy import bindparam, insert, select
+from publicsuffixlist import PublicSuffixList
+from sqlalchemy import bindparam, delete, insert, select
 
 from supportdesk.db.connection import Connection
 from supportdesk.db.locking import lock_name
@@ -27,42 +31,49 @@ class MailDomain:
     domain: str
     # The workspace that holds it; None when shared.
     held_by: str | None
+    # Whether the operator said so (it stays without mailboxes), or the first mailbox did.
+    granted: bool
     updated_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class _Holder:
+    held_by: str | None
+    granted: bool
+
+
 _MAILBOX_WITH_ADDRESS = select(mailboxes.c.id).where(mailboxes.c.address == bindparam("address"))
-_HOLDERS = select(mail_domains.c.domain, mail_domains.c.held_by).where(
-    mail_domains.c.domain.in_(bindparam("domains", expanding=True))
+_HOLDER = select(mail_domains.c.held_by, mail_domains.c.granted).where(
+    mail_domains.c.domain == bindparam("domain")
+)
+_ADDRESSES_OF_WORKSPACE = select(mailboxes.c.id, mailboxes.c.address).where(
+    mailboxes.c.workspace_id == bindparam("workspace_id")
+)
+_DROP_HOLD = delete(mail_domains).where(
+    mail_domains.c.domain == bindparam("domain"),
+    mail_domains.c.held_by == bindparam("workspace_id"),
+    mail_domains.c.granted.is_(False),
 )
 
 
-def domain_of(address: str) -> str:
-    return address.rpartition("@")[2].lower()
+@cache
+def _suffixes() -> PublicSuffixList:
+    return PublicSuffixList()  # about 80 ms: made when mail first needs it
 
 
-def _parents(domain: str) -> list[str]:
-    """`mail.acme.example` has `acme.example` (not `example`: a top-level domain)."""
-    labels = domain.split(".")
-    return [".".join(labels[start:]) for start in range(1, len(labels) - 1)]
+def mail_domain_of(address: str) -> str:
+    """The organisation's domain an address is on: `support@mail.acme.co.uk` is on
+    `acme.co.uk`. A public suffix itself (`x@co.uk`) is its own."""
+    domain = address.rpartition("@")[2].strip().lower()
+    return _suffixes().privatesuffix(domain) or domain
 
 
-async def locked_holders(connection: Connection, domain: str) -> dict[str, str | None]:
+async def locked_holder(connection: Connection, domain: str) -> _Holder | None:
     """Lock the domain until the transaction ends (whoever adds a mailbox on it or changes
-    who may, takes turns), then read who holds it and its parent domains: those with a
-    row, each with its workspace (None: shared)."""
+    who may, takes turns), then read who holds it: None when no one."""
     await lock_name(connection, f"mail domain {domain}")
-    rows = await connection.rows(_HOLDERS, {"domains": [domain, *_parents(domain)]})
-    return {row[0]: row[1] for row in rows}
-
-
-def _refusing_holder(holders: dict[str, str | None], domain: str, workspace_id: str) -> str | None:
-    """The domain that keeps the workspace off `domain`, if any: the domain itself held by
-    another, or, when the operator said nothing of it, a parent held by another (a
-    domain's subdomains are its holder's)."""
-    if domain in holders:
-        return domain if holders[domain] not in (None, workspace_id) else None
-    others = [name for name, holder in holders.items() if holder not in (None, workspace_id)]
-    return others[0] if others else None
+    rows = await connection.rows(_HOLDER, {"domain": domain})
+    return _Holder(rows[0][0], bool(rows[0][1])) if rows else None
 
 
 async def claim_address(
@@ -73,8 +84,8 @@ async def claim_address(
     domain; otherwise the workspace holds the domain from now on if no one did. The
     domain's lock makes two creators on one domain take turns, so the second sees the
     first."""
-    domain = domain_of(address)
-    holders = await locked_holders(connection, domain)
+    domain = mail_domain_of(address)
+    holder = await locked_holder(connection, domain)
     taken = await connection.rows(_MAILBOX_WITH_ADDRESS, {"address": address})
     if any(row[0] != mailbox_id for row in taken):
         raise DomainError(
@@ -82,19 +93,51 @@ async def claim_address(
             "This address belongs to a mailbox already.",
             [FieldError("address", FieldCode.INVALID)],
         )
-    refusing = _refusing_holder(holders, domain, workspace_id)
-    if refusing is not None:
-        raise DomainError(
-            ErrorCode.ALREADY_EXISTS,
-            f"Another workspace on this server has mailboxes on {refusing}. If the domain is"
-            " yours, the server's operator can grant it to this workspace"
-            " (`supportdesk mail-domains grant`).",
-            [FieldError("address", FieldCode.INVALID)],
-        )
-    if domain not in holders:
+    if holder is None:
         moment = now()
         await connection.execute(
             insert(mail_domains).values(
-                domain=domain, held_by=workspace_id, created_at=moment, updated_at=moment
+                domain=domain,
+                held_by=workspace_id,
+                granted=False,
+                created_at=moment,
+                updated_at=moment,
             )
         )
+    elif holder.held_by not in (None, workspace_id):
+        raise DomainError(
+            ErrorCode.ALREADY_EXISTS,
+            f"Another workspace on this server has the mail domain {domain}. If it is yours,"
+            " the server's operator can grant it to this workspace"
+            " (`supportdesk mail-domains grant`).",
+            [FieldError("address", FieldCode.INVALID)],
+        )
+
+
+async def release_address(
+    connection: Connection, workspace_id: str, address: str, mailbox_id: str
+) -> None:
+    """In the transaction where mailbox `mailbox_id` leaves `address`: when no other mailbox
+    of the workspace is on its domain, a hold the first mailbox made ends (one the
+    operator granted stays), so that no one keeps a domain by making and deleting a
+    mailbox."""
+    domain = mail_domain_of(address)
+    await lock_name(connection, f"mail domain {domain}")
+    others = await connection.rows(_ADDRESSES_OF_WORKSPACE, {"workspace_id": workspace_id})
+    if any(row[0] != mailbox_id and mail_domain_of(row[1]) == domain for row in others):
+        return
+    await connection.execute(_DROP_HOLD, {"domain": domain, "workspace_id": workspace_id})
+
+
+async def move_address(
+    connection: Connection, workspace_id: str, mailbox_id: str, old: str, new: str
+) -> None:
+    """In the transaction where a mailbox changes its address: `claim_address` of the new
+    one, `release_address` of the old one's domain when it is another. The two domains are
+    locked in one order first, so that two such moves the other way round wait instead of
+    deadlocking (on PostgreSQL a transaction's advisory locks stack)."""
+    for domain in sorted({mail_domain_of(old), mail_domain_of(new)}):
+        await lock_name(connection, f"mail domain {domain}")
+    await claim_address(connection, workspace_id, new, mailbox_id)
+    if mail_domain_of(old) != mail_domain_of(new):
+        await release_address(connection, workspace_id, old, mailbox_id)

@@ -1,46 +1,65 @@
 """The operator's say over mail domains (the command line): grant a domain to one
-workspace, or share it among all (docs/email.md, "Several workspaces")."""
+workspace for good, or share it among all (docs/email.md, "Several workspaces")."""
 
 from __future__ import annotations
 
-from sqlalchemy import Select, insert, select, update
+from sqlalchemy import Select, insert, or_, select, update
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.db.tables import mail_domains, mailboxes
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
-from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.errors import DomainError, ErrorCode, InvalidArgument
 from supportdesk.domain.mailboxes.actions import delete_mailbox
-from supportdesk.domain.mailboxes.domains import MailDomain, locked_holders
+from supportdesk.domain.mailboxes.domains import MailDomain, locked_holder, mail_domain_of
 from supportdesk.domain.validation import Validator
 from supportdesk.domain.workspaces import get_workspace
 
 
 async def list_mail_domains(db: Database) -> list[MailDomain]:
-    """Every domain in use or granted, by name."""
+    """Every domain held or shared, by name."""
     query = select(
-        mail_domains.c.domain, mail_domains.c.held_by, mail_domains.c.updated_at
+        mail_domains.c.domain,
+        mail_domains.c.held_by,
+        mail_domains.c.granted,
+        mail_domains.c.updated_at,
     ).order_by(mail_domains.c.domain)
     async with db.read() as connection:
-        return [MailDomain(*row) for row in await connection.execute(query)]
+        return [
+            MailDomain(row[0], row[1], bool(row[2]), row[3])
+            for row in await connection.execute(query)
+        ]
 
 
 def _clean_domain(value: str) -> str:
+    """An organisation's domain, as mailboxes are held by: `acme.example`, not
+    `mail.acme.example` (whose mailboxes it covers)."""
     check = Validator()
     # A domain is valid when an address on it would be.
     check.email("domain", f"support@{value.strip()}", required=True)
     if check.errors or "@" in value:
         raise InvalidArgument(f"{value!r} is not a mail domain (write it as example.com).")
-    return value.strip().lower()
+    domain = value.strip().lower()
+    organisation = mail_domain_of(f"support@{domain}")
+    if organisation != domain:
+        raise InvalidArgument(
+            f"Mailboxes are held by the organisation's domain: {organisation}, which covers"
+            f" {domain}."
+        )
+    return domain
 
 
 def _mailboxes_on(domain: str, workspace_id: str) -> Select[str, str, str]:
-    """(workspace id, mailbox id, address) of other workspaces' mailboxes on the domain."""
+    """(workspace id, mailbox id, address) of other workspaces' mailboxes on the domain or
+    its subdomains."""
     return (
         select(mailboxes.c.workspace_id, mailboxes.c.id, mailboxes.c.address)
         .where(
-            mailboxes.c.address.endswith(f"@{domain}", autoescape=True),
+            or_(
+                mailboxes.c.address.endswith(f"@{domain}", autoescape=True),
+                mailboxes.c.address.endswith(f".{domain}", autoescape=True),
+            ),
             mailboxes.c.workspace_id != workspace_id,
         )
         .order_by(mailboxes.c.workspace_id, mailboxes.c.id)
@@ -49,25 +68,26 @@ def _mailboxes_on(domain: str, workspace_id: str) -> Select[str, str, str]:
 
 async def _set_holder(connection: Connection, domain: str, held_by: str | None) -> MailDomain:
     moment = now()
-    if domain in await locked_holders(connection, domain):
+    if await locked_holder(connection, domain) is not None:
         statement = update(mail_domains).where(mail_domains.c.domain == domain)
-        await connection.execute(statement.values(held_by=held_by, updated_at=moment))
+        await connection.execute(statement.values(held_by=held_by, granted=True, updated_at=moment))
     else:
         await connection.execute(
             insert(mail_domains).values(
-                domain=domain, held_by=held_by, created_at=moment, updated_at=moment
+                domain=domain, held_by=held_by, granted=True, created_at=moment, updated_at=moment
             )
         )
-    return MailDomain(domain, held_by, moment)
+    return MailDomain(domain, held_by, True, moment)
 
 
 async def grant_mail_domain(
     db: Database, domain: str, workspace_id: str, *, delete_others: bool = False
 ) -> MailDomain:
-    """The workspace alone may have mailboxes on the domain from now on. While other
-    workspaces have mailboxes there, refused (naming them), so that no one's mail is
-    taken silently; with `delete_others`, those mailboxes are deleted, each as its own
-    workspace's admin would (its audit entry and event)."""
+    """The workspace alone may have mailboxes on the domain and its subdomains from now
+    on, whether it has any there or not. While other workspaces have mailboxes there,
+    refused (naming them), so that no one's mail is taken silently; with `delete_others`,
+    those mailboxes are deleted, each as its own workspace's admin would (its audit entry
+    and event)."""
     clean = _clean_domain(domain)
     await get_workspace(db, workspace_id)
     async with db.transaction() as connection:
@@ -84,7 +104,11 @@ async def grant_mail_domain(
             )
     # Granted first: from here on, no other workspace can add a mailbox on the domain.
     for space, mailbox, _address in others:
-        await delete_mailbox(db, audit.CLI_ACTOR, space, mailbox)
+        try:
+            await delete_mailbox(db, audit.CLI_ACTOR, space, mailbox)
+        except DomainError as error:
+            if error.code != ErrorCode.NOT_FOUND:  # its admin deleted it meanwhile
+                raise
     return granted
 
 

@@ -1,7 +1,8 @@
 """mail domains: who may have mailboxes on a domain (docs/email.md, "Several workspaces")
 
-Each domain already in use goes to the workspace of its earliest mailbox. Mailboxes that
-other workspaces already had on it stay where they are; they only cannot be made anew.
+Each organisation's domain already in use (`mail.acme.example` is on `acme.example`) goes to
+the workspace of its earliest mailbox there. Mailboxes that other workspaces already had on
+it stay where they are; they only cannot be made anew.
 
 Revision ID: 0024
 Revises: 0023
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
+from publicsuffixlist import PublicSuffixList
 
 revision = "0024"
 down_revision = "0023"
@@ -27,6 +29,7 @@ def upgrade() -> None:
         "mail_domains",
         sa.Column("domain", sa.String(length=253), nullable=False),
         sa.Column("held_by", sa.String(length=40), nullable=True),
+        sa.Column("granted", sa.Boolean(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("domain", name=op.f("pk_mail_domains")),
@@ -36,12 +39,22 @@ def upgrade() -> None:
             EVERY_WORKSPACE + "SELECT workspace_id, address FROM mailboxes ORDER BY created_at, id"
         )
     )
+    suffixes = PublicSuffixList()
     holders: dict[str, str] = {}
     for workspace_id, address in in_use:
-        holders.setdefault(address.rpartition("@")[2], workspace_id)
+        # As domain/mailboxes/domains.py reads it (the service always stored addresses
+        # lowercase; a row written by hand may not be).
+        domain = address.rpartition("@")[2].strip().lower()
+        holders.setdefault(suffixes.privatesuffix(domain) or domain, workspace_id)
     moment = datetime.now(UTC)
     rows = [
-        {"domain": domain, "held_by": holder, "created_at": moment, "updated_at": moment}
+        {
+            "domain": domain,
+            "held_by": holder,
+            "granted": False,
+            "created_at": moment,
+            "updated_at": moment,
+        }
         for domain, holder in holders.items()
     ]
     if rows:
