@@ -70,59 +70,75 @@ _CLAIM = (
     .returning(email_outbox.c.workspace_id, email_outbox.c.id)
 )
 # A batch's mails of one workspace, with what their messages say (an acknowledgement has
-# none): one statement for the batch, not one a mail.
-_LOAD = (
+# none): one statement for the batch, not one a mail. The leased rows come first, as a
+# materialized CTE on PostgreSQL: with statistics that do not know the workspace yet (a
+# new one, or rows since the last ANALYZE), the planner took its contacts as the outer
+# loop and scanned the outbox once for each, 92 ms for ten mails instead of 0.2 ms.
+_LEASED = (
     select(
         email_outbox.c.workspace_id,
         email_outbox.c.id,
         email_outbox.c.kind,
+        email_outbox.c.mailbox_id,
         email_outbox.c.issue_id,
         email_outbox.c.message_id,
         email_outbox.c.recipient,
         email_outbox.c.message_key,
         email_outbox.c.answers,
         email_outbox.c.attempts,
-        mailboxes.c.address,
-        mailboxes.c.name,
-        issues.c.ticket_number,
-        issues.c.subject,
-        contacts.c.name,
-        messages.c.body,
-        messages.c.sender_name,
-    )
-    .select_from(
-        email_outbox.join(
-            mailboxes,
-            and_(
-                mailboxes.c.workspace_id == email_outbox.c.workspace_id,
-                mailboxes.c.id == email_outbox.c.mailbox_id,
-            ),
-        )
-        .join(
-            issues,
-            and_(
-                issues.c.workspace_id == email_outbox.c.workspace_id,
-                issues.c.id == email_outbox.c.issue_id,
-            ),
-        )
-        .join(
-            contacts,
-            and_(
-                contacts.c.workspace_id == issues.c.workspace_id,
-                contacts.c.id == issues.c.requester_id,
-            ),
-        )
-        .outerjoin(
-            messages,
-            and_(
-                messages.c.workspace_id == email_outbox.c.workspace_id,
-                messages.c.id == email_outbox.c.message_id,
-            ),
-        )
     )
     .where(
         email_outbox.c.workspace_id == bindparam("workspace_id"),
         in_ids(email_outbox.c.id, "ids"),
+    )
+    .cte("leased")
+    .prefix_with("MATERIALIZED", dialect="postgresql")
+)
+_LOAD = select(
+    _LEASED.c.workspace_id,
+    _LEASED.c.id,
+    _LEASED.c.kind,
+    _LEASED.c.issue_id,
+    _LEASED.c.message_id,
+    _LEASED.c.recipient,
+    _LEASED.c.message_key,
+    _LEASED.c.answers,
+    _LEASED.c.attempts,
+    mailboxes.c.address,
+    mailboxes.c.name,
+    issues.c.ticket_number,
+    issues.c.subject,
+    contacts.c.name,
+    messages.c.body,
+    messages.c.sender_name,
+).select_from(
+    _LEASED.join(
+        mailboxes,
+        and_(
+            mailboxes.c.workspace_id == _LEASED.c.workspace_id,
+            mailboxes.c.id == _LEASED.c.mailbox_id,
+        ),
+    )
+    .join(
+        issues,
+        and_(
+            issues.c.workspace_id == _LEASED.c.workspace_id,
+            issues.c.id == _LEASED.c.issue_id,
+        ),
+    )
+    .join(
+        contacts,
+        and_(
+            contacts.c.workspace_id == issues.c.workspace_id,
+            contacts.c.id == issues.c.requester_id,
+        ),
+    )
+    .outerjoin(
+        messages,
+        and_(
+            messages.c.workspace_id == _LEASED.c.workspace_id,
+            messages.c.id == _LEASED.c.message_id,
+        ),
     )
 )
 # The threads of a batch's issues of one workspace: each message's Message-ID, oldest first
