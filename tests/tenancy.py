@@ -43,9 +43,9 @@ CROSS_WORKSPACE = {
     ("mailboxes", "WHERE mailboxes.token_hash ="): "inbound token lookup",
     # The IMAP poller (imap/checkpoints.py) looks for every mailbox with an IMAP URL.
     ("mailboxes", "WHERE mailboxes.imap_url_sealed IS NOT NULL"): "mailboxes to poll",
-    # The operator grants a mail domain to one workspace: the others' mailboxes on it
-    # are named (or deleted) first (domain/mailboxes/grants.py).
-    ("mailboxes", "WHERE ((mailboxes.address LIKE"): "other workspaces' mailboxes on a domain",
+    # A mail domain is one workspace's (domain/mailboxes/domains.py): the operator's grant
+    # names the others' mailboxes on it, and a released hold passes to one of them.
+    ("mailboxes", "WHERE lower(mailboxes.address) LIKE"): "a mail domain's mailboxes, of all",
     # The operator's CLI revokes a key by id alone (CONTRACT section 10: `keys revoke KEY_ID`).
     (
         "api_keys",

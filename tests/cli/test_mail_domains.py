@@ -65,6 +65,10 @@ def test_a_shared_domain_takes_addresses_of_every_workspace(
     new_mailbox(other_workspace.client(), address=f"beta.help@{domain}")
     bad = mail_domains(workspace, "share", "not a domain")
     below = mail_domains(workspace, "share", f"eu.{domain}")
+    suffixes = [mail_domains(workspace, "share", "co.uk")] + [
+        mail_domains(workspace, "grant", suffix, "--workspace", workspace.id, "--delete-others")
+        for suffix in ("github.io", "co.uk")
+    ]
     unknown = mail_domains(
         workspace, "grant", domain, "--workspace", "ws_01JD4Z1T8YQ0V5X2N7C3B6M9K4"
     )
@@ -75,4 +79,6 @@ def test_a_shared_domain_takes_addresses_of_every_workspace(
     assert bad.returncode != 0 and "is not a mail domain" in bad.stderr
     assert below.returncode != 0
     assert f"held by the organisation's domain: {domain}, which covers eu.{domain}" in below.stderr
+    for refused in suffixes:
+        assert refused.returncode != 0 and "is a public suffix" in refused.stderr, refused
     assert unknown.returncode != 0 and "not found" in unknown.stderr

@@ -11,8 +11,12 @@ from typing import Any
 from alembic import command
 from sqlalchemy import insert, inspect, select
 
+from supportdesk.db import Database
 from supportdesk.db.migrate import alembic_config, upgrade
 from supportdesk.db.tables import mail_domains, mailboxes, workspaces
+from supportdesk.domain import audit
+from supportdesk.domain.ids import new_id
+from supportdesk.domain.mailboxes import delete_mailbox
 from tests.db.inspection import inspected
 from tests.db.test_migration_0005 import with_connection
 
@@ -21,12 +25,13 @@ FIRST, SECOND = "ws_01JD0000000000000000000AAN", "ws_01JD0000000000000000000AAP"
 # (workspace, mailbox id, address, minutes after AT): the second workspace's mailboxes on
 # acme.example and under first.example are made first, so it keeps both domains; an
 # address written by hand in capitals counts as the service writes it.
+ACME_FIRST, ACME_SECOND = new_id("Mailbox", AT), new_id("Mailbox", AT)
 MAILBOXES = [
-    (FIRST, "mbx_1", "support@acme.example", 5),
-    (SECOND, "mbx_2", "billing@acme.example", 1),
-    (FIRST, "mbx_3", "help@first.example", 2),
-    (SECOND, "mbx_4", "help@mail.first.example", 0),
-    (FIRST, "mbx_5", "Odd@Upper.Example", 3),
+    (FIRST, ACME_FIRST, "support@acme.example", 5),
+    (SECOND, ACME_SECOND, "billing@acme.example", 1),
+    (FIRST, new_id("Mailbox", AT), "help@first.example", 2),
+    (SECOND, new_id("Mailbox", AT), "help@mail.first.example", 0),
+    (FIRST, new_id("Mailbox", AT), "Odd@Upper.Example", 3),
 ]
 
 
@@ -80,3 +85,30 @@ def test_each_domain_goes_to_its_earliest_mailbox_and_down_drops_them(
     assert kept == {mailbox_id: address for _, mailbox_id, address, _ in MAILBOXES}
     assert "mail_domains" not in inspected(url, lambda c: inspect(c).get_table_names())
     assert asyncio.run(with_connection(url, addresses)) == kept
+
+
+async def _delete(url: str, workspace_id: str, mailbox_id: str) -> None:
+    db = Database(url, pool_size=1)
+    try:
+        await delete_mailbox(db, audit.CLI_ACTOR, workspace_id, mailbox_id)
+    finally:
+        await db.dispose()
+
+
+def test_a_released_hold_passes_to_a_workspace_that_kept_mailboxes_there(
+    empty_database: str,
+) -> None:
+    """The second workspace held acme.example by its earlier mailbox; when that goes, the
+    first, whose mailbox there came from before the rule, holds it, not the next comer."""
+    url = empty_database
+    upgrade(url, "0023")
+    asyncio.run(with_connection(url, seed))
+    upgrade(url)
+
+    asyncio.run(_delete(url, SECOND, ACME_SECOND))
+    after_one = asyncio.run(with_connection(url, holders))["acme.example"]
+    asyncio.run(_delete(url, FIRST, ACME_FIRST))
+    after_all = asyncio.run(with_connection(url, holders))
+
+    assert after_one == (FIRST, False)
+    assert "acme.example" not in after_all

@@ -17,7 +17,7 @@ from datetime import datetime
 from functools import cache
 
 from publicsuffixlist import PublicSuffixList
-from sqlalchemy import bindparam, delete, insert, select
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 
 from supportdesk.db.connection import Connection
 from supportdesk.db.locking import lock_name
@@ -46,8 +46,25 @@ _MAILBOX_WITH_ADDRESS = select(mailboxes.c.id).where(mailboxes.c.address == bind
 _HOLDER = select(mail_domains.c.held_by, mail_domains.c.granted).where(
     mail_domains.c.domain == bindparam("domain")
 )
-_ADDRESSES_OF_WORKSPACE = select(mailboxes.c.id, mailboxes.c.address).where(
-    mailboxes.c.workspace_id == bindparam("workspace_id")
+# Every workspace's mailboxes on a domain or under it, earliest first (then filtered by
+# their organisation's domain: `x.acme.example` ends like `notacme.example` does not, but
+# an address under a public suffix may). Addresses are stored lowercase; `lower` makes
+# rows written by hand count too.
+_MAILBOXES_ON = (
+    select(mailboxes.c.workspace_id, mailboxes.c.id, mailboxes.c.address)
+    .where(
+        or_(
+            func.lower(mailboxes.c.address).like(bindparam("at"), escape="/"),
+            func.lower(mailboxes.c.address).like(bindparam("under"), escape="/"),
+        )
+    )
+    .order_by(mailboxes.c.created_at, mailboxes.c.id)
+)
+_PASS_HOLD = (
+    update(mail_domains)
+    # An UPDATE's bound parameters may not take its columns' names.
+    .where(mail_domains.c.domain == bindparam("the_domain"))
+    .values(held_by=bindparam("to"), updated_at=bindparam("at"))
 )
 _DROP_HOLD = delete(mail_domains).where(
     mail_domains.c.domain == bindparam("domain"),
@@ -61,11 +78,18 @@ def _suffixes() -> PublicSuffixList:
     return PublicSuffixList()  # about 80 ms: made when mail first needs it
 
 
+def organisation_of(domain: str) -> str | None:
+    """The registrable domain `domain` is or is under (`mail.acme.co.uk`: `acme.co.uk`);
+    None for a public suffix (`co.uk`, `github.io`)."""
+    found: str | None = _suffixes().privatesuffix(domain.strip().lower())
+    return found
+
+
 def mail_domain_of(address: str) -> str:
     """The organisation's domain an address is on: `support@mail.acme.co.uk` is on
     `acme.co.uk`. A public suffix itself (`x@co.uk`) is its own."""
     domain = address.rpartition("@")[2].strip().lower()
-    return _suffixes().privatesuffix(domain) or domain
+    return organisation_of(domain) or domain
 
 
 async def locked_holder(connection: Connection, domain: str) -> _Holder | None:
@@ -120,13 +144,34 @@ async def release_address(
     """In the transaction where mailbox `mailbox_id` leaves `address`: when no other mailbox
     of the workspace is on its domain, a hold the first mailbox made ends (one the
     operator granted stays), so that no one keeps a domain by making and deleting a
-    mailbox."""
+    mailbox. Mailboxes other workspaces kept there from before the rule take the hold, the
+    earliest first: the domain is theirs, not the next comer's."""
     domain = mail_domain_of(address)
-    await lock_name(connection, f"mail domain {domain}")
-    others = await connection.rows(_ADDRESSES_OF_WORKSPACE, {"workspace_id": workspace_id})
-    if any(row[0] != mailbox_id and mail_domain_of(row[1]) == domain for row in others):
+    holder = await locked_holder(connection, domain)
+    if holder is None or holder.granted or holder.held_by != workspace_id:
         return
-    await connection.execute(_DROP_HOLD, {"domain": domain, "workspace_id": workspace_id})
+    still = [
+        (space, found) for space, found, _ in await mailboxes_on(connection, domain)
+        if found != mailbox_id
+    ]  # fmt: skip
+    if any(space == workspace_id for space, _ in still):
+        return
+    if still:
+        await connection.execute(_PASS_HOLD, {"the_domain": domain, "to": still[0][0], "at": now()})
+    else:
+        await connection.execute(_DROP_HOLD, {"domain": domain, "workspace_id": workspace_id})
+
+
+async def mailboxes_on(connection: Connection, domain: str) -> list[tuple[str, str, str]]:
+    """(workspace id, mailbox id, address) of every workspace's mailboxes on an
+    organisation's domain, earliest first."""
+    escaped = domain.replace("/", "//").replace("%", "/%").replace("_", "/_")
+    patterns = {"at": f"%@{escaped}", "under": f"%.{escaped}"}
+    return [
+        (row[0], row[1], row[2])
+        for row in await connection.rows(_MAILBOXES_ON, patterns)
+        if mail_domain_of(row[2]) == domain
+    ]
 
 
 async def move_address(

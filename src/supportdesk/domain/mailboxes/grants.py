@@ -3,16 +3,21 @@ workspace for good, or share it among all (docs/email.md, "Several workspaces").
 
 from __future__ import annotations
 
-from sqlalchemy import Select, insert, or_, select, update
+from sqlalchemy import insert, select, update
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.tables import mail_domains, mailboxes
+from supportdesk.db.tables import mail_domains
 from supportdesk.domain import audit
 from supportdesk.domain.clock import now
 from supportdesk.domain.errors import DomainError, ErrorCode, InvalidArgument
 from supportdesk.domain.mailboxes.actions import delete_mailbox
-from supportdesk.domain.mailboxes.domains import MailDomain, locked_holder, mail_domain_of
+from supportdesk.domain.mailboxes.domains import (
+    MailDomain,
+    locked_holder,
+    mailboxes_on,
+    organisation_of,
+)
 from supportdesk.domain.validation import Validator
 from supportdesk.domain.workspaces import get_workspace
 
@@ -41,29 +46,18 @@ def _clean_domain(value: str) -> str:
     if check.errors or "@" in value:
         raise InvalidArgument(f"{value!r} is not a mail domain (write it as example.com).")
     domain = value.strip().lower()
-    organisation = mail_domain_of(f"support@{domain}")
+    organisation = organisation_of(domain)
+    if organisation is None:
+        raise InvalidArgument(
+            f"{domain} is a public suffix, under which each domain is an organisation's own:"
+            " grant or share that domain."
+        )
     if organisation != domain:
         raise InvalidArgument(
             f"Mailboxes are held by the organisation's domain: {organisation}, which covers"
             f" {domain}."
         )
     return domain
-
-
-def _mailboxes_on(domain: str, workspace_id: str) -> Select[str, str, str]:
-    """(workspace id, mailbox id, address) of other workspaces' mailboxes on the domain or
-    its subdomains."""
-    return (
-        select(mailboxes.c.workspace_id, mailboxes.c.id, mailboxes.c.address)
-        .where(
-            or_(
-                mailboxes.c.address.endswith(f"@{domain}", autoescape=True),
-                mailboxes.c.address.endswith(f".{domain}", autoescape=True),
-            ),
-            mailboxes.c.workspace_id != workspace_id,
-        )
-        .order_by(mailboxes.c.workspace_id, mailboxes.c.id)
-    )
 
 
 async def _set_holder(connection: Connection, domain: str, held_by: str | None) -> MailDomain:
@@ -92,8 +86,9 @@ async def grant_mail_domain(
     await get_workspace(db, workspace_id)
     async with db.transaction() as connection:
         granted = await _set_holder(connection, clean, workspace_id)
-        rows = await connection.execute(_mailboxes_on(clean, workspace_id))
-        others = [(row[0], row[1], row[2]) for row in rows]
+        others = [
+            found for found in await mailboxes_on(connection, clean) if found[0] != workspace_id
+        ]
         if others and not delete_others:
             named = ", ".join(
                 f"{address} ({mailbox} of {space})" for space, mailbox, address in others

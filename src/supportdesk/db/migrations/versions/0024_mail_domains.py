@@ -45,7 +45,9 @@ def upgrade() -> None:
         # As domain/mailboxes/domains.py reads it (the service always stored addresses
         # lowercase; a row written by hand may not be).
         domain = address.rpartition("@")[2].strip().lower()
-        holders.setdefault(suffixes.privatesuffix(domain) or domain, workspace_id)
+        domain = suffixes.privatesuffix(domain) or domain
+        if 0 < len(domain) <= 253:  # anything else is no mail domain the service wrote
+            holders.setdefault(domain, workspace_id)
     moment = datetime.now(UTC)
     rows = [
         {
