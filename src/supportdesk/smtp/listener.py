@@ -3,9 +3,9 @@ the pipeline; any other recipient is refused at RCPT with 550, a message over th
 limit with 552 (aiosmtpd counts DATA as it comes) and nothing of it is kept. A transaction
 takes at most MAX_RECIPIENTS recipients (RFC 5321's minimum), each looked up once.
 
-The port faces the internet and aiosmtpd holds a message in memory while it arrives, so a
-worker holds at most MAX_SESSIONS sessions, MAX_SESSIONS_PER_CLIENT of one address; the
-next is answered 421 and closed, and the sending server tries again later.
+Anyone who reaches the port may connect, and aiosmtpd holds a message in memory while it
+arrives, so a worker holds at most MAX_SESSIONS sessions, MAX_SESSIONS_PER_CLIENT of one
+address; the next is answered 421 and closed, and the sending server tries again later.
 
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
@@ -91,16 +91,19 @@ class Sessions:
     def __init__(self, most: int = MAX_SESSIONS, most_per_client: int = MAX_SESSIONS_PER_CLIENT):
         self.most = most
         self.most_per_client = most_per_client
+        self.held = 0
         self.by_client: dict[str, int] = {}
 
     def admit(self, client: str) -> bool:
         held = self.by_client.get(client, 0)
-        if held >= self.most_per_client or sum(self.by_client.values()) >= self.most:
+        if held >= self.most_per_client or self.held >= self.most:
             return False
         self.by_client[client] = held + 1
+        self.held += 1
         return True
 
     def leave(self, client: str) -> None:
+        self.held -= 1
         held = self.by_client.pop(client) - 1
         if held:
             self.by_client[client] = held
@@ -150,12 +153,11 @@ class SmtpListener:
         intake: MailIntake,
         listen: str,
         hostname: str | None = None,
-        sessions: Sessions | None = None,
     ) -> None:
         self.intake = intake
         self.host, self.port = parse_listen(listen)
         self.hostname = hostname
-        self.sessions = sessions or Sessions()
+        self.sessions = Sessions()
         self._server: asyncio.base_events.Server | None = None
 
     def _protocol(self) -> Any:
