@@ -13,6 +13,7 @@ from tests.email.conftest import MailboxFixture
 from tests.email.doors import addressed, post_mail, smtp_send
 from tests.email.kept import kept_mail
 from tests.email.test_corpus import CORPUS, threads
+from tests.graphql.mailboxes.helpers import DELETE
 from tests.servers import RunningServer
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -187,3 +188,21 @@ def test_a_worker_holds_so_many_sessions_and_says_so_to_the_next(
     # Every place given back: mail is taken as before.
     assert smtp_send(smtp_port, "alice@customer.test", [mailbox.address], _plain(mailbox)) == {}
     assert [kept.status for kept in kept_mail(mailbox)] == ["created"]
+
+
+def test_a_mailbox_deleted_before_data_refuses_the_message(
+    mailbox: MailboxFixture, smtp_port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = smtplib.SMTP("127.0.0.1", smtp_port, timeout=10)
+    client.ehlo()
+    client.mail("alice@customer.test")
+    accepted, _ = client.rcpt(mailbox.address)
+    mailbox.workspace.client().ok(DELETE, {"id": mailbox.id})
+
+    with caplog.at_level("INFO"):
+        refused, reply = client.data(_plain(mailbox))
+    client.quit()
+
+    assert accepted == 250
+    assert refused == 550, reply
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]

@@ -31,6 +31,7 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.domain.email.intake import MailIntake
+from supportdesk.domain.email.pipeline import MailboxGone
 from supportdesk.imap.checkpoints import (
     Polled,
     advance,
@@ -154,6 +155,8 @@ class ImapPoller:
                 return False
             await self._poll(found)
             return True
+        except MailboxGone:
+            return False
         finally:
             await release(self._db, workspace_id, mailbox_id)
             self._leasing.discard(key)

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from supportdesk.domain.email.intake import MailIntake
-from supportdesk.domain.email.pipeline import Received, TooLarge
+from supportdesk.domain.email.pipeline import MailboxGone, Received, TooLarge
 from supportdesk.domain.mailboxes import Mailbox, mailbox_for_token
 from supportdesk.http.admission import Admission
 from supportdesk.http.requests import HttpProblem
@@ -93,4 +93,7 @@ async def inbound_email(request: Request, admission: Admission) -> Response:
         return error.response()
     except TooLarge:
         return _too_large(intake.max_message_bytes).response()
+    except MailboxGone:
+        # Deleted while the message arrived: its token is no mailbox's any more.
+        return _unauthenticated("invalid", "This is no mailbox's inbound token.").response()
     return json_response(received_json(received), 200 if received.duplicate else 202)

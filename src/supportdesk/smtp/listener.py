@@ -20,7 +20,7 @@ from typing import Any
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from supportdesk.domain.email.intake import MailIntake
-from supportdesk.domain.email.pipeline import TooLarge
+from supportdesk.domain.email.pipeline import MailboxGone, TooLarge
 from supportdesk.domain.mailboxes import Mailbox, mailbox_for_recipient
 
 log = logging.getLogger("supportdesk.smtp")
@@ -66,15 +66,20 @@ class InboundHandler:
         by_mailbox: dict[str, tuple[Mailbox, list[str]]] = {}
         for address, mailbox in _mailboxes(envelope).items():
             by_mailbox.setdefault(mailbox.id, (mailbox, []))[1].append(address)
+        gone = 0
         try:
             for mailbox, addresses in by_mailbox.values():
-                await self.intake.receive(mailbox, raw, "smtp", addresses)
+                try:
+                    await self.intake.receive(mailbox, raw, "smtp", addresses)
+                except MailboxGone:
+                    gone += 1
         except TooLarge:
             return TOO_LARGE
         except Exception:
             log.exception("mail could not be taken")
             return TRY_LATER
-        return ACCEPTED
+        # SMTP answers DATA once for all recipients: refused only when no mailbox took it.
+        return REFUSED_RECIPIENT if gone == len(by_mailbox) else ACCEPTED
 
 
 def _mailboxes(envelope: Envelope) -> dict[str, Mailbox]:

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from supportdesk.db import Database
 from supportdesk.db.connection import Connection
-from supportdesk.db.tables import inbound_emails, message_emails, messages
+from supportdesk.db.tables import inbound_emails, mailboxes, message_emails, messages
 from supportdesk.domain import attachments
 from supportdesk.domain.attachments.received import store_received_file
 from supportdesk.domain.audit import Actor
@@ -105,6 +105,11 @@ class TooLarge(Exception):
     """A message over the size limit: refused by the door, nothing kept."""
 
 
+class MailboxGone(Exception):
+    """The mailbox was deleted while its message arrived: nothing kept, and the door
+    refuses the message as it would a recipient it does not know."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Kept:
     """The row that keeps a message raw, before it is written."""
@@ -146,16 +151,19 @@ async def receive(
         return earlier
     try:
         return await _file(db, setup, kept, mail, recipients)
-    except IntegrityError:
+    except Exception as error:
+        return await _not_filed(db, kept, mail, error)
+
+
+async def _not_filed(db: Database, kept: _Kept, mail: ReadMail, error: Exception) -> Received:
+    if isinstance(error, IntegrityError):
         # Another door took the same Message-ID first: that one's outcome stands.
         found = await _earlier(db, kept)
         if found is not None:
             return found
-        log.exception("mail %s could not be filed", kept.id)
-        return await _park(db, kept, "could not be filed", mail)
-    except Exception:
-        log.exception("mail %s could not be filed", kept.id)
-        return await _park(db, kept, "could not be filed", mail)
+    parked = await _park(db, kept, "could not be filed", mail)
+    log.error("mail %s could not be filed", kept.id, exc_info=error)
+    return parked
 
 
 def _key_of_unread(raw: bytes) -> str:
@@ -179,6 +187,14 @@ _EARLIER = select(
     inbound_emails.c.message_key == bindparam("message_key"),
 )
 _INSERT_KEPT = insert(inbound_emails)
+_MAILBOX_KEPT = select(mailboxes.c.id).where(
+    mailboxes.c.workspace_id == bindparam("workspace_id"),
+    mailboxes.c.id == bindparam("mailbox_id"),
+)
+
+
+def _mailbox_of(kept: _Kept) -> dict[str, str]:
+    return {"workspace_id": kept.mailbox.workspace_id, "mailbox_id": kept.mailbox.id}
 
 
 async def _earlier(db: Database, kept: _Kept) -> Received | None:
@@ -206,6 +222,8 @@ async def _park(db: Database, kept: _Kept, reason: str, mail: ReadMail | None = 
         )
         if found is not None:
             return Received(str(found), PARKED, reason=reason, duplicate=True)
+        if await connection.scalar(_MAILBOX_KEPT, _mailbox_of(kept)) is None:
+            raise MailboxGone(kept.mailbox.address)
         await _keep(connection, kept, mail, PARKED, reason)
     log.warning("mail %s parked: %s", kept.id, reason)
     return Received(kept.id, PARKED, reason=reason)
