@@ -54,6 +54,17 @@ def _upgrade(settings: Settings) -> None:
         upgrade(settings.database_url)
 
 
+def _require_migrated(settings: Settings) -> None:
+    """`serve` and `dispatch` start only on a schema this release knows, rather than
+    failing on every request."""
+    from supportdesk.db.migrate import unmigrated
+
+    with _clear_errors():
+        why = asyncio.run(unmigrated(settings.database_url))
+    if why:
+        raise click.ClickException(why)
+
+
 def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
     async def main() -> T:
         db = Database(settings.database_url, pool_size=1)
@@ -230,6 +241,7 @@ def serve(
     if smtp_port is not None:
         os.environ["SUPPORTDESK_SMTP_LISTEN"] = f"{host}:{smtp_port}"
     settings = _served_settings()
+    _require_migrated(settings)
     # Without Redis each worker counts requests on its own: one worker unless asked, so that
     # a key's 601st request in a minute is refused (docs/http-and-limits.md).
     count = workers or (server.default_workers() if settings.redis_url else 1)
@@ -276,6 +288,7 @@ def dispatch(database_url: str | None) -> None:
     if database_url:
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
     settings = _served_settings()
+    _require_migrated(settings)
     logging.config.dictConfig(logging_config(json_lines=settings.log_json))
     click.echo("supportdesk delivering webhooks (SIGTERM or Ctrl-C stops)", err=True)
     with _clear_errors():

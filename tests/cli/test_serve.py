@@ -113,6 +113,7 @@ def test_without_redis_one_worker_serves_unless_more_are_asked_for(
     env = {k: v for k, v in os.environ.items() if k != "SUPPORTDESK_REDIS_URL"}
     if redis:
         env["SUPPORTDESK_REDIS_URL"] = "redis://127.0.0.1:6379/0"
+    supportdesk("migrate", database_url=fresh_database, cwd=tmp_path)
     command = [str(COMMAND), "serve", "--port", str(free_port())]
     process = subprocess.Popen(
         [*command, "--database-url", fresh_database],
@@ -142,6 +143,7 @@ def test_a_port_in_use_is_named_with_what_to_do_not_a_traceback(
         taken.listen()
         port = taken.getsockname()[1]
 
+        supportdesk("migrate", database_url=fresh_database, cwd=tmp_path)
         result = supportdesk(
             "serve", "--port", str(port), database_url=fresh_database, cwd=tmp_path
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from supportdesk.db import Database
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
+        sqlite3.connect(tmp_path / "ping.db").close()  # made, as migrating makes it
         return f"sqlite+aiosqlite:///{tmp_path / 'ping.db'}"
     return normalise_database_url(str(request.getfixturevalue("postgresql_url")))
 

@@ -12,6 +12,7 @@ asynchronous, so the loop never blocks on it.
 from __future__ import annotations
 
 import asyncio
+import errno
 import itertools
 import json
 import sqlite3
@@ -105,8 +106,16 @@ class _SqliteConnections(threading.local):
         self.reading = 0  # reads in progress on the reader
 
     def open(self, writes: bool) -> sqlite3.Connection:
-        # Transactions are ours to begin: no implicit BEGIN from the driver.
-        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Transactions are ours to begin: no implicit BEGIN from the driver. A missing file
+        # is not made here: only migrating makes a database.
+        try:
+            connection = sqlite3.connect(
+                _existing(self.path), isolation_level=None, check_same_thread=False, uri=True
+            )
+        except sqlite3.OperationalError:
+            if self.path != ":memory:" and not Path(self.path).exists():
+                raise FileNotFoundError(errno.ENOENT, "No database file", self.path) from None
+            raise
         for pragma in SQLITE_PRAGMAS:
             connection.execute(pragma)
         if writes:
@@ -138,7 +147,6 @@ class Database:
         self._moved: Callable[[str, int], None] | None = None
         self._after_commit: list[Callable[[], None]] = []
         if self.is_sqlite:
-            _ensure_sqlite_folder(url)
             self._opened: list[sqlite3.Connection] = []
             self._sqlite = _SqliteConnections(parsed.database or ":memory:", self._opened)
         else:
@@ -359,6 +367,13 @@ class Database:
         # A fresh pool, as SQLite's connections are made anew: a Database can be used again.
         pool, self._pool = self._pool, PostgresPool(self._dsn, self._pool.size, _json_codecs)
         await pool.close()
+
+
+def _existing(path: str) -> str:
+    """The URI that opens the SQLite file at `path` only if it is there."""
+    if path == ":memory:":
+        return "file::memory:"
+    return Path(path).absolute().as_uri() + "?mode=rw"
 
 
 def _ensure_sqlite_folder(url: str) -> None:
