@@ -162,6 +162,8 @@ def test_a_bulk_change_is_all_or_nothing(stock: Stock, other_workspace: Workspac
     no_change = bulk(agent, open_ids)
 
     assert cannot_move.status_code == 422 and "Nothing was changed" in cannot_move.text
+    # The message names the issue that refused, and only that one.
+    assert f"#{stock.solved[0]} cannot take this change" in cannot_move.text
     assert foreign_issue.status_code == 404 and "not in this workspace" in foreign_issue.text
     assert unknown_label.status_code == 404
     assert unknown_person.status_code == 404
@@ -171,6 +173,27 @@ def test_a_bulk_change_is_all_or_nothing(stock: Stock, other_workspace: Workspac
     assert sorted(tickets(agent.get("/inbox/?view=unassigned&status=new").text)) == sorted(
         stock.unassigned
     )
+
+
+def _bulk_statuses(page: str) -> list[str]:
+    bar = page[page.index('id="bulk"') :].split("</select>")[0]
+    return re.findall(r'<option value="(\w+)">', bar)
+
+
+def test_the_bar_offers_only_statuses_the_shown_issues_can_move_to(stock: Stock) -> None:
+    agent = log_in(stock, stock.agent_email)
+
+    offered = {
+        view: _bulk_statuses(agent.get(f"/inbox/?view={view}").text)
+        for view in ("mine", "unassigned", "open", "solved")
+    }
+    solved_only = _bulk_statuses(agent.get("/inbox/?view=solved&status=solved").text)
+    closed_only = _bulk_statuses(agent.get("/inbox/?view=solved&status=closed").text)
+
+    for view in ("mine", "unassigned", "open"):
+        assert offered[view] == ["open", "pending", "on_hold", "solved"], view
+    assert offered["solved"] == solved_only == ["open", "closed"]
+    assert closed_only == []
 
 
 def test_a_label_or_person_of_another_workspace_is_not_found_and_changes_nothing(

@@ -295,6 +295,25 @@ def test_a_control_asked_by_htmx_answers_with_the_controls_alone(
     assert "cannot move from" in refused.text and "<html" not in refused.text
 
 
+def test_a_status_set_by_htmx_brings_the_composers_choices_from_it(
+    workspace: WorkspaceFixture, agent: Agent
+) -> None:
+    number = make_issue(workspace.client())["ticketNumber"]
+    csrf = csrf_of(agent.page(number).text)
+
+    solved = agent.http.http.post(
+        f"/inbox/issues/{number}/status",
+        data={"csrf_token": csrf, "status": "solved"},
+        headers={"HX-Request": "true"},
+    )
+
+    found = re.search(r'<select id="then-status"[^>]*>(.*?)</select>', solved.text, re.S)
+    assert found is not None and 'hx-swap-oob="true"' in found.group(0)
+    choices = re.findall(r"<option[^>]*>([^<]*)</option>", found.group(1))
+    assert choices[0] == "Solved (no change)"
+    assert "Solved" not in choices[1:] and "Open" in choices[1:]
+
+
 def test_foreign_and_unknown_ids_in_controls_change_nothing(
     workspace: WorkspaceFixture, agent: Agent, other_workspace: WorkspaceFixture
 ) -> None:
@@ -404,10 +423,18 @@ def test_unknown_and_foreign_pages_are_404(
         make_issue(other_workspace.client())
     mine = make_issue(workspace.client())
 
+    missing = [
+        agent.page(theirs["ticketNumber"] + 2),  # only theirs has #3
+        agent.http.get("/inbox/issues/not-a-number"),
+        agent.http.get("/inbox/attachments/att_01JD0000000000000000000000"),
+    ]
+
     assert agent.page(mine["ticketNumber"]).status_code == 200
-    assert agent.page(theirs["ticketNumber"] + 2).status_code == 404  # only theirs has #3
-    assert agent.http.get("/inbox/issues/not-a-number").status_code == 404
-    assert agent.http.get("/inbox/attachments/att_01JD0000000000000000000000").status_code == 404
+    for answer in missing:
+        assert answer.status_code == 404
+        # An agent cannot open Settings: the way back is the inbox.
+        assert 'href="/inbox/">Back to the inbox</a>' in answer.text
+        assert "Settings" not in answer.text
 
 
 def test_a_ticket_number_past_the_databases_integers_is_404_not_500(

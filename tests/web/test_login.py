@@ -235,6 +235,9 @@ def test_an_agent_logs_in_to_the_inbox_and_is_refused_the_settings(
     assert (logged_in.status_code, logged_in.headers["location"]) == (303, "/inbox/")
     assert inbox.status_code == 200
     assert settings.status_code == 403 and "Settings are for org admins" in settings.text
+    # None of Settings' own pages is offered to an agent, only the way back.
+    assert 'href="/settings/webhooks"' not in settings.text
+    assert 'href="/inbox/">Back to the inbox</a>' in settings.text
 
 
 def test_the_login_goes_on_only_to_a_page_of_this_site(workspace: WorkspaceFixture) -> None:

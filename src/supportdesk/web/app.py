@@ -40,7 +40,7 @@ from supportdesk.web.pages import (
 from supportdesk.web.session import SessionCookies
 
 PROBLEMS = {
-    404: ("Page not found", "There is nothing here. Check the address, or start from Settings."),
+    404: ("Page not found", "There is nothing here. Check the address."),
     405: ("Not allowed", "This address does not take that kind of request."),
     500: ("Something went wrong", "The page could not be shown. Please try again."),
 }
@@ -76,7 +76,13 @@ def _html_problems(web: Web) -> Callable[[Request, Exception], Awaitable[Respons
     async def http_problem(request: Request, error: Exception) -> Response:
         status = error.status_code if isinstance(error, HTTPException) else 500
         title, message = PROBLEMS.get(status, PROBLEMS[500])
-        values = {"title": title, "message": message, "me": None, "csrf_token": ""}
+        values = {
+            "title": title,
+            "message": message,
+            "me": None,
+            "csrf_token": "",
+            "request": request,
+        }
         return web.renderer.html("problem.html", values, status)
 
     return http_problem

@@ -13,8 +13,8 @@ from starlette.responses import Response
 
 from supportdesk.domain import saved_views
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, InvalidArgument
-from supportdesk.domain.issues import BulkChange, count_issues_up_to, update_issues
-from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES
+from supportdesk.domain.issues import BulkChange, count_issues_up_to, fetch_issues, update_issues
+from supportdesk.domain.issues.workflow import PRIORITIES, STATUSES, TRANSITIONS
 from supportdesk.domain.labels.queries import list_labels
 from supportdesk.domain.members.queries import list_members
 from supportdesk.web.endpoint import Page, redirect
@@ -76,7 +76,7 @@ async def queue(page: Page) -> Response:
             return page.render("inbox/_queue_rows.html", query=query, page_rows=rows)
         return await _queue_page(page, query)
     except InvalidArgument:
-        return page.problem(400, "Page not found", _BAD_PAGE)
+        return page.problem(400, "This page cannot be shown", _BAD_PAGE)
 
 
 def _count_text(count: int) -> str:
@@ -115,6 +115,7 @@ async def _queue_page(
         saved=saved,
         saved_urls={view.id: QueueQuery.of(view.filter).url() for view in saved},
         statuses=STATUSES,
+        bulk_statuses=_bulk_statuses(query),
         priorities=PRIORITIES,
         filter_names=FILTER_NAMES,
         error=error,
@@ -138,6 +139,14 @@ def _query_of(address: str) -> QueueQuery:
     return QueueQuery.of(dict(parse_qsl(urlsplit(address).query)))
 
 
+def _bulk_statuses(query: QueueQuery) -> list[str]:
+    """The statuses the bar offers: where an issue the page shows may move, so that none
+    is refused for every issue (`closed` only from `solved`, nothing back to `new`)."""
+    shown = (query.status,) if query.status in STATUSES else query.shape.statuses
+    reachable = set().union(*(TRANSITIONS[status] for status in shown))
+    return [status for status in STATUSES if status in reachable]
+
+
 def _bulk_change(page: Page) -> BulkChange | str:
     """The change the bar asks for, or what is missing from it."""
     ids = [value for value in page.form.getlist("ids") if isinstance(value, str) and value]
@@ -156,7 +165,7 @@ def _bulk_change(page: Page) -> BulkChange | str:
     return change if any(changes) else "Choose a status, an assignee or a label to change."
 
 
-def _bulk_failure(error: DomainError) -> tuple[int, str]:
+async def _bulk_failure(page: Page, error: DomainError) -> tuple[int, str]:
     missing = [f.field for f in error.fields if f.code == ErrorCode.NOT_FOUND]
     if missing:
         return 404, "Nothing was changed: some of the selected issues are not in this workspace."
@@ -165,9 +174,12 @@ def _bulk_failure(error: DomainError) -> tuple[int, str]:
         return 404, f"Nothing was changed: {explained(error)}"
     refused = [f.field for f in error.fields if f.field.startswith("iss_")]
     if refused:
+        found = await fetch_issues(page.db, page.workspace_id, refused)
+        numbers = sorted(issue.ticket_number for issue in found.values())
+        which = ", ".join(f"#{number}" for number in numbers)
         return 422, (
-            f"Nothing was changed: {len(refused)} of the selected issues cannot take this "
-            "change (a closed or merged issue, or a status it cannot move to)."
+            f"Nothing was changed: {which} cannot take this change (a closed or merged "
+            "issue, or a status it cannot move to from its own)."
         )
     return 422, f"Nothing was changed: {error.message}"
 
@@ -180,7 +192,7 @@ async def bulk_update(page: Page) -> Response:
     try:
         changed = await update_issues(page.db, member_actor(page), page.workspace_id, change)
     except DomainError as error:
-        status, message = _bulk_failure(error)
+        status, message = await _bulk_failure(page, error)
         return await _queue_page(page, _query_of(back), status, message)
     page.session.tell(f"Updated {len(changed)} issue{'s' if len(changed) != 1 else ''}.")
     return redirect(back)

@@ -271,7 +271,7 @@ async def _control(page: Page, change: Change, done: str) -> Response:
     if _is_htmx(page):
         view = await issue_view(page.db, page.workspace_id, number)
         assert view is not None
-        values = _values(page, view, control_done=done, oob=True)
+        values = _values(page, view, control_done=done, oob=True, then_oob=True)
         return page.render("inbox/_controls.html", **values)
     page.session.tell(done)
     return _back(number)
