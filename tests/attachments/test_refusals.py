@@ -77,7 +77,10 @@ def test_names_and_sizes_are_checked(desk: WorkspaceFixture) -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["invoice\u202egpj.exe", "a\u2067b.txt", "tab\there.txt"])
+@pytest.mark.parametrize(
+    "name",
+    ["invoice\u202egpj.exe", "a\u2067b.txt", "tab\there.txt", "a\u0085b.txt", "a\u2028b.txt"],
+)
 def test_a_name_with_control_or_reordering_characters_is_refused(
     desk: WorkspaceFixture, name: str
 ) -> None:

@@ -426,9 +426,16 @@ def test_replaying_a_range_of_sequences(
         {"from_sequence": str(end), "to_sequence": str(start)},
     )
 
+    superscript = admin.submit(
+        f"/settings/webhooks/{endpoint_id}",
+        f"/settings/webhooks/{endpoint_id}/replay",
+        {"from_sequence": "\u00b2", "to_sequence": str(end)},  # a digit int() cannot read
+    )
+
     assert "2 events of sequences" in page
     assert len(delivery_rows(page)) == 4
     assert backwards.status_code == 400 and "Replay 1 to 1000 events" in backwards.text
+    assert superscript.status_code == 400 and "Give the first and the last" in superscript.text
 
 
 def test_rotating_shows_the_new_secret_once(admin: SettingsClient, api: GraphQLClient) -> None:

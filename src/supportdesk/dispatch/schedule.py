@@ -38,7 +38,7 @@ def retry_after_seconds(value: str | None, at: datetime) -> float | None:
     if value is None or not value.strip():
         return None
     text = value.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         seconds = float(text)
     else:
         try:

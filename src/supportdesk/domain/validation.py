@@ -16,6 +16,9 @@ _EMAIL = re.compile(
 )
 _DOMAIN_LABEL = re.compile(r"\A[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
 MAX_EMAIL = 254  # RFC 5321's limit on a path, so on an address
+# C0 and C1 controls and Unicode's line and paragraph separators: nothing a name shows,
+# and each may end a line for some reader of a header.
+CONTROL_CHARACTERS = "\x00-\x1f\x7f-\x9f\u2028\u2029"
 # Unicode's bidirectional marks, embeddings, overrides and isolates: in a file name they
 # reorder what a reader sees ("invoice\u202egpj.exe" shows as "invoiceexe.jpg").
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"

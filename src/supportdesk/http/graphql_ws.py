@@ -10,6 +10,7 @@ against the key's rate limit."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any, cast
 
@@ -76,5 +77,28 @@ class GraphQLWebSocket(GraphQL[Caller, None]):
         context.principal = principal
         return await super().on_ws_connect(context)
 
+    def decode_json(self, data: str | bytes) -> object:
+        """A message of the protocol, or JSON's own error, which Strawberry's handler
+        answers with 4400. The handler reads fields without checking their types, so a
+        message of another shape is refused here rather than failing inside it."""
+        message = super().decode_json(data)
+        if not _is_message(message):
+            raise json.JSONDecodeError("not a graphql-transport-ws message", str(data), 0)
+        return message
+
     async def render_graphql_ide(self, request: Any) -> Response:  # never: no http route
         return Response(status_code=404)
+
+
+def _is_message(message: object) -> bool:
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return False
+    if message["type"] in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+        return False
+    if message["type"] != "subscribe":
+        return True
+    payload = message.get("payload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
+        return False
+    optional = {"variables": dict, "operationName": str, "extensions": dict}
+    return all(isinstance(payload.get(name), kind | None) for name, kind in optional.items())

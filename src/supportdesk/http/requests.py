@@ -105,7 +105,7 @@ async def read_json(request: Request, max_body_bytes: int) -> Any:
             415, "UNSUPPORTED_MEDIA_TYPE", "Send the request as application/json (UTF-8)."
         )
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_body_bytes:
+    if declared.isascii() and declared.isdigit() and int(declared) > max_body_bytes:
         raise _too_large(max_body_bytes)
     body = bytearray()
     async for chunk in request.stream():

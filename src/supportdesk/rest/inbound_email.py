@@ -51,7 +51,7 @@ async def _mailbox(request: Request, intake: MailIntake, admission: Admission) -
 
 async def _body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
     received = bytearray()
     async for chunk in request.stream():

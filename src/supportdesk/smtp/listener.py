@@ -145,7 +145,7 @@ class CountedSMTP(SMTP):
 def parse_listen(value: str) -> tuple[str, int]:
     """`host:port` (`[::1]:2525` for IPv6)."""
     host, _, port = value.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):
         raise ValueError(f"SUPPORTDESK_SMTP_LISTEN is host:port, not {value!r}")
     return host.strip("[]"), int(port)
 

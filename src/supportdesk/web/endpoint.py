@@ -189,7 +189,7 @@ def _too_large(page: Page) -> Response:
 
 async def _read_form(page: Page, limits: BodyLimits) -> Response | None:
     declared = page.request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limits.total:
+    if declared.isascii() and declared.isdigit() and int(declared) > limits.total:
         return _too_large(page)
     try:
         page.form = await _counted(page.request, limits.total).form(
@@ -237,6 +237,19 @@ def not_an_admin(page: Page, membership: Membership) -> Response:
     )
 
 
+_NUL = "The address or form holds a NUL character, which no page takes."
+
+
+def _holds_nul(page: Page) -> bool:
+    """No text of ours may hold NUL (PostgreSQL's text cannot, so neither backend takes
+    it): refused here, once for every page, as the API refuses it."""
+    values = [value for _, value in page.request.query_params.multi_items()]
+    values += [str(value) for value in page.request.path_params.values()]
+    for _, value in page.form.multi_items():
+        values.append(value if isinstance(value, str) else value.filename or "")
+    return any("\x00" in value for value in values)
+
+
 def endpoint(web: Web, handler: Handler, *, access: str = ADMIN) -> Callable[..., Any]:
     async def run(request: Request) -> Response:
         page = Page(request, web, await web.sessions.read(request))
@@ -245,6 +258,10 @@ def endpoint(web: Web, handler: Handler, *, access: str = ADMIN) -> Callable[...
             larger = _LARGER_BODIES.get(handler)
             limits = larger(web.settings) if larger else BodyLimits()
             refused = await _read_form(page, limits)
+        if refused is None and _holds_nul(page):
+            refused = page.problem(
+                400, "Not readable", "The address or form holds a NUL character."
+            )
         if refused is None and access != PUBLIC:
             refused = await _admit(page, access)
         response = refused or await handler(page)

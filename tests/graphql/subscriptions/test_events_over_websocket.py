@@ -229,3 +229,32 @@ def test_post_graphql_answers_a_subscription_with_where_it_runs(
     [error] = response.json()["errors"]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert "/graphql/stream" in error["message"]
+
+
+_MALFORMED = [
+    "[]",
+    "1",
+    "null",
+    '{"type": 1}',
+    '{"type": "subscribe", "id": "1", "payload": null}',
+    '{"type": "subscribe", "id": 1, "payload": {"query": "subscription { x }"}}',
+    '{"type": "subscribe", "id": "1", "payload": {"query": ["not", "text"]}}',
+    '{"type": "subscribe", "id": "1", "payload": {"query": "{ x }", "variables": []}}',
+    '{"type": "complete", "id": {}}',
+]
+
+
+@pytest.mark.parametrize("frame", _MALFORMED)
+def test_a_malformed_message_closes_with_4400_and_logs_no_error(
+    workspace: WorkspaceFixture, frame: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        caplog.at_level("INFO"),
+        WebSocketClient(workspace.server.base_url, workspace.key) as client,
+    ):
+        assert client.acknowledged
+        client.socket.send(frame)
+        assert client.receive() is None
+
+    assert client.close_code == 4400
+    assert [record.getMessage() for record in caplog.records if record.levelname == "ERROR"] == []

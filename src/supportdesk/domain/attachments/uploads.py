@@ -27,12 +27,12 @@ from supportdesk.domain.attachments.models import (
 from supportdesk.domain.attachments.sniffing import HEAD_BYTES, sniffed_type
 from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode, not_found
 from supportdesk.domain.ids import is_id_of, new_id
-from supportdesk.domain.validation import BIDI_CONTROLS, Validator
+from supportdesk.domain.validation import BIDI_CONTROLS, CONTROL_CHARACTERS, Validator
 from supportdesk.storage import ObjectStorage
 
 # A type as RFC 6838 writes one (`type/subtype`), parameters allowed.
 _MEDIA_TYPE = re.compile(r"\A[\w.+-]+/[\w.+-]+(?:\s*;.*)?\Z")
-_CONTROL = re.compile(rf"[\x00-\x1f\x7f{BIDI_CONTROLS}]")
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}{BIDI_CONTROLS}]")
 
 
 def _file_name(check: Validator, value: str | None) -> str | None:

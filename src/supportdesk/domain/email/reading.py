@@ -21,7 +21,7 @@ from email.utils import getaddresses, parseaddr
 
 from supportdesk.domain.email.headers import POLICY
 from supportdesk.domain.email.html import html_to_text, sanitised_html
-from supportdesk.domain.validation import BIDI_CONTROLS, is_email
+from supportdesk.domain.validation import BIDI_CONTROLS, CONTROL_CHARACTERS, is_email
 
 MAX_PARTS = 500
 # Postfix's default header_size_limit. Parsing costs about 5 ms per KiB of address lines.
@@ -31,7 +31,7 @@ MAX_HEADER_BYTES = 100 * 1024
 # tens of them.
 MAX_ENCODED_WORDS = 1000
 MAX_KEY = 255
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]+")
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]+")
 _MESSAGE_ID = re.compile(r"<([^<>\s]{1,250})>")
 _ANGLE_ADDRESS = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>\s*$")

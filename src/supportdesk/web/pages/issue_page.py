@@ -352,7 +352,7 @@ async def merge_into(page: Page) -> Response:
     if source is None:
         return _not_found(page)
     given = page.field("target_number").strip().lstrip("#")
-    if not (given.isdigit() and len(given) < 10):
+    if not (given.isascii() and given.isdigit() and len(given) < 10):
         return await _merge_refused(page, number, 400, "Give the ticket number, e.g. 42.")
     target = await issues.fetch_issue_by_number(page.db, page.workspace_id, int(given))
     if target is None:

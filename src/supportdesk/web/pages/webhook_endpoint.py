@@ -105,7 +105,8 @@ async def redeliver(page: Page, endpoint: WebhookEndpoint) -> Response:
 
 
 def _sequence(text: str) -> int | None:
-    return int(text) if text.strip().isdigit() and len(text.strip()) < 19 else None
+    digits = text.strip()
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 19 else None
 
 
 @of_endpoint
