@@ -88,4 +88,4 @@ def test_check_names_every_bad_field_at_once() -> None:
         FieldError("name", FieldCode.REQUIRED),
         FieldError("email", FieldCode.INVALID),
     ]
-    assert raised.value.message == "Invalid input: email, name."
+    assert raised.value.message == "Invalid input: email, name. email is not an e-mail address."

@@ -43,17 +43,18 @@ class Validator:
                 self.fail(field, FieldCode.REQUIRED)
             return None
         if len(cleaned) > max_length:
-            self.fail(field, FieldCode.TOO_LONG)
+            note = f"{field} takes at most {max_length:,} characters."
+            self.fail(field, FieldCode.TOO_LONG, note)
         elif "\x00" in cleaned:
             # PostgreSQL text cannot hold NUL; refusing it here keeps both backends alike.
-            self.fail(field, FieldCode.INVALID)
+            self.fail(field, FieldCode.INVALID, f"{field} holds a NUL character.")
         return cleaned
 
     def email(self, field: str, value: str | None, *, required: bool) -> str | None:
         errors_before = len(self.errors)
         cleaned = self.text(field, value, MAX_EMAIL, required=required)
         if cleaned is not None and len(self.errors) == errors_before and not _EMAIL.match(cleaned):
-            self.fail(field, FieldCode.INVALID)
+            self.fail(field, FieldCode.INVALID, f"{field} is not an e-mail address.")
         return cleaned
 
     def check(self) -> None:

@@ -128,6 +128,17 @@ def test_every_bad_field_is_named_at_once(api: GraphQLClient) -> None:
     assert fields == {("subject", "REQUIRED"), ("body", "REQUIRED"), ("requesterEmail", "INVALID")}
 
 
+def test_the_message_says_what_each_bad_field_takes(api: GraphQLClient) -> None:
+    given = issue_input(subject="x" * 256, priority="critical", requesterEmail="a@b")
+
+    message = api.ok(CREATE, {"input": given})["createIssue"]["error"]["message"]
+
+    assert message.startswith("Invalid input: priority, requesterEmail, subject.")
+    assert "subject takes at most 255 characters." in message
+    assert "priority is one of low, normal, high, urgent." in message
+    assert "requesterEmail is not an e-mail address." in message
+
+
 def test_the_sender_is_the_email_when_no_name_is_given(api: GraphQLClient) -> None:
     issue_id = create(api, requesterName=None)["issue"]["id"]  # type: ignore[index]
 

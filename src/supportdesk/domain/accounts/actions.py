@@ -45,7 +45,7 @@ def _domain(check: Validator, value: str | None) -> str | None:
         return None
     cleaned = cleaned.lower()
     if len(cleaned) <= MAX_DOMAIN and not is_domain_name(cleaned):
-        check.fail("domain", FieldCode.INVALID)
+        check.fail("domain", FieldCode.INVALID, "domain is a domain name, e.g. acme.example.")
     return cleaned
 
 

@@ -189,7 +189,7 @@ async def create_api_key(
     check = Validator()
     clean_name = check.text("name", name, 100, required=True)
     if expires_at is not None and expires_at <= now():
-        check.fail("expiresAt", FieldCode.INVALID)
+        check.fail("expiresAt", FieldCode.INVALID, "expiresAt is in the future.")
     check.check()
     expires_at = _capped_expiry(expires_at, granter)
     granted = LEGACY_SCOPES if legacy else _checked_scopes(scopes, granter, check)

@@ -43,14 +43,14 @@ class NewArticle:
 def _body(check: Validator, value: str | None) -> str:
     """Any text, empty allowed (a draft may start with a title only)."""
     if value is not None and len(value) > MAX_BODY:
-        check.fail("body", FieldCode.TOO_LONG)
+        check.fail("body", FieldCode.TOO_LONG, f"body takes at most {MAX_BODY:,} characters.")
     return value or ""
 
 
 def _status(check: Validator, value: str | None) -> str:
     cleaned = (value or DRAFT).strip().lower()
     if cleaned not in STATUSES:
-        check.fail("status", FieldCode.INVALID)
+        check.fail("status", FieldCode.INVALID, f"status is one of {', '.join(STATUSES)}.")
     return cleaned
 
 

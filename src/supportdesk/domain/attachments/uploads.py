@@ -65,7 +65,7 @@ def _size(check: Validator, value: int | None, max_bytes: int) -> int:
 def _declared_type(check: Validator, value: str | None) -> None:
     """Checked for form only: the type kept is the one the bytes show."""
     if value is not None and (len(value) > 255 or not _MEDIA_TYPE.match(value.strip())):
-        check.fail("contentType", FieldCode.INVALID)
+        check.fail("contentType", FieldCode.INVALID, "contentType is a media type, e.g. image/png.")
 
 
 async def create_upload(

@@ -78,7 +78,7 @@ def normalised_priority(check: Validator, value: str | None) -> str | None:
         return None
     cleaned = value.strip().lower()
     if cleaned not in PRIORITIES:
-        check.fail("priority", FieldCode.INVALID)
+        check.fail("priority", FieldCode.INVALID, f"priority is one of {', '.join(PRIORITIES)}.")
     return cleaned
 
 
@@ -87,7 +87,7 @@ def normalised_status(check: Validator, value: str | None) -> str | None:
         return None
     cleaned = value.strip().lower()
     if cleaned not in STATUSES:
-        check.fail("status", FieldCode.INVALID)
+        check.fail("status", FieldCode.INVALID, f"status is one of {', '.join(STATUSES)}.")
     return cleaned
 
 
@@ -96,10 +96,10 @@ def _body(check: Validator, value: str | None) -> str:
         check.fail("body", FieldCode.REQUIRED)
         return ""
     if len(value) > MAX_BODY:
-        check.fail("body", FieldCode.TOO_LONG)
+        check.fail("body", FieldCode.TOO_LONG, f"body takes at most {MAX_BODY:,} characters.")
     elif "\x00" in value:
         # As Validator.text: no backend stores it alike (PostgreSQL text cannot hold it).
-        check.fail("body", FieldCode.INVALID)
+        check.fail("body", FieldCode.INVALID, "body holds a NUL character.")
     return value
 
 

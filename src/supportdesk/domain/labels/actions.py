@@ -55,7 +55,7 @@ def _color(check: Validator, value: str | None) -> str | None:
         return None
     cleaned = value.strip().lower()
     if not _COLOR.match(cleaned):
-        check.fail("color", FieldCode.INVALID)
+        check.fail("color", FieldCode.INVALID, "color is #rrggbb, e.g. #d97706.")
     return cleaned
 
 

@@ -66,7 +66,7 @@ def _role(check: Validator, role: str | None, *, required: bool) -> str | None:
         return None
     cleaned = role.strip().lower()
     if cleaned not in ROLES:
-        check.fail("role", FieldCode.INVALID)
+        check.fail("role", FieldCode.INVALID, f"role is one of {', '.join(ROLES)}.")
     return cleaned
 
 

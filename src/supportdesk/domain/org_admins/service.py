@@ -47,9 +47,11 @@ def check_password(check: Validator, field: str, password: str | None) -> str | 
     if password is None or not password:
         check.fail(field, FieldCode.REQUIRED)
     elif len(password) < MIN_PASSWORD_LENGTH:
-        check.fail(field, FieldCode.INVALID)
+        note = f"{field} takes at least {MIN_PASSWORD_LENGTH} characters."
+        check.fail(field, FieldCode.INVALID, note)
     elif len(password) > MAX_PASSWORD_LENGTH:
-        check.fail(field, FieldCode.TOO_LONG)
+        note = f"{field} takes at most {MAX_PASSWORD_LENGTH} characters."
+        check.fail(field, FieldCode.TOO_LONG, note)
     return password
 
 

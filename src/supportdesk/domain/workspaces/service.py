@@ -52,7 +52,7 @@ async def init_workspace(
     clean_name = check.text("workspace", name, 200, required=True)
     clean_email = check.email("adminEmail", admin_email, required=True)
     if admin_password is not None and len(admin_password) < 8:
-        check.fail("adminPassword", FieldCode.INVALID)
+        check.fail("adminPassword", FieldCode.INVALID, "adminPassword takes at least 8 characters.")
     check.check()
     assert clean_name is not None and clean_email is not None
     password = admin_password or secrets.token_urlsafe(12)
