@@ -582,3 +582,47 @@ def test_each_change_records_its_event_and_audit_entry_and_no_secret(
     assert served  # the server's records were captured
     for secret in (token, rotated, PASSWORD):
         assert secret not in json.dumps(found) and secret not in page and secret not in logs
+
+
+# --- Parked mail ----------------------------------------------------------------------------
+
+_PARKED_LINK = re.compile(r'href="(/settings/email/mbx_\w+/parked/(inm_\w+)\.eml)"')
+
+
+def test_parked_mail_is_listed_with_its_reason_and_downloads_as_it_came(
+    admin: SettingsClient, workspace: WorkspaceFixture, other_workspace: WorkspaceFixture
+) -> None:
+    mailbox_id, token = created(admin)
+    unreadable = b"garbage, not mail \xff\r\n"
+    filed = post_mail(workspace.server, token, mail("someone@example.com"))
+    parked = post_mail(workspace.server, token, unreadable)
+
+    page = admin.get(f"/settings/email/{mailbox_id}").text
+    [(link, parked_id)] = _PARKED_LINK.findall(page)
+    download = admin.get(link)
+    theirs_admin = SettingsClient(other_workspace.server.base_url).logged_in(
+        other_workspace.admin_email, other_workspace.admin_password
+    )
+    agent = SettingsClient(workspace.server.base_url)
+    agent.login(workspace.add_person("agent"), ADMIN_PASSWORD)
+
+    assert filed.json()["status"] == "created" and parked.json()["status"] == "parked"
+    assert parked_id == parked.json()["id"]
+    assert parked.json()["reason"] in page.split('id="parked"')[1]
+    assert download.status_code == 200
+    assert download.content == unreadable
+    assert download.headers["content-type"] == "message/rfc822"
+    assert download.headers["content-disposition"].startswith("attachment;")
+    assert download.headers["x-content-type-options"] == "nosniff"
+    assert theirs_admin.get(link).status_code == 404
+    assert agent.get(link).status_code == 403
+    filed_link = link.replace(parked_id, filed.json()["id"])
+    assert admin.get(filed_link).status_code == 404  # filed mail is the issue's, not here
+
+
+def test_a_mailbox_without_parked_mail_says_so(admin: SettingsClient) -> None:
+    mailbox_id, _ = created(admin)
+
+    page = admin.get(f"/settings/email/{mailbox_id}").text
+
+    assert "None: every message this mailbox took was filed." in page

@@ -600,6 +600,15 @@ inbound_emails = Table(
     UniqueConstraint("workspace_id", "mailbox_id", "message_key"),
     # The loop guard: what a sender sent lately.
     Index("ix_inbound_emails_sender", "workspace_id", "sender", "received_at"),
+    # A mailbox's parked mail, for Settings → Email, whatever else it took.
+    Index(
+        "ix_inbound_emails_parked",
+        "workspace_id",
+        "mailbox_id",
+        "received_at",
+        sqlite_where=text("status = 'parked'"),
+        postgresql_where=text("status = 'parked'"),
+    ),
 )
 
 # The e-mail side of a message (`Message.email`): the Message-ID it carries, so that

@@ -125,6 +125,7 @@ def _settings_routes(page: PageRoute) -> list[BaseRoute]:
         page("/email/{mailbox_id}/rotate", mailboxes.rotate_token, ["POST"]),
         page("/email/{mailbox_id}/delete", mailboxes.delete_form),
         page("/email/{mailbox_id}/delete", mailboxes.delete, ["POST"]),
+        page("/email/{mailbox_id}/parked/{parked_id}.eml", mailboxes.parked_message),
         page("/machine-users", machine_users.user_list),
         page("/machine-users/new", machine_users.new_user_form),
         page("/machine-users", machine_users.create_user, ["POST"]),

@@ -13,11 +13,14 @@ from supportdesk.auth.secret_box import SecretBox
 from supportdesk.dispatch.smtp_url import SmtpUrlError, smtp_server
 from supportdesk.domain import mailboxes
 from supportdesk.domain.changes import Keep
+from supportdesk.domain.email.parked import LISTED, parked_mail, parked_raw
 from supportdesk.domain.errors import DomainError
 from supportdesk.domain.mailboxes.activity import mailbox_activity
 from supportdesk.domain.submissions import claim_submission, new_submission_token
+from supportdesk.rest.attachments import SAFE_DOWNLOAD_HEADERS, content_disposition
 from supportdesk.web.endpoint import Handler, Page, redirect
 from supportdesk.web.mailbox_form import MailboxForm
+from supportdesk.web.render import SECURITY_HEADERS
 from supportdesk.web.webhook_form import status_of
 
 MailboxHandler = Callable[[Page, mailboxes.Mailbox], Awaitable[Response]]
@@ -143,9 +146,26 @@ async def mailbox_detail(page: Page, mailbox: mailboxes.Mailbox) -> Response:
         section=SECTION,
         mailbox=mailbox,
         activity=activity.get(mailbox.id),
+        parked=await parked_mail(page.db, page.workspace_id, mailbox.id),
+        listed=LISTED,
         doors=_doors(page),
         submission_token=new_submission_token(),
     )
+
+
+@of_mailbox
+async def parked_message(page: Page, mailbox: mailboxes.Mailbox) -> Response:
+    """A parked message as it came (`.eml`), to open in a mail program: never inline."""
+    parked_id = str(page.request.path_params["parked_id"])
+    raw = await parked_raw(page.db, page.workspace_id, mailbox.id, parked_id)
+    if raw is None:
+        return page.problem(404, "Message not found", "This mailbox parked no such message.")
+    headers = {
+        **SECURITY_HEADERS,
+        **SAFE_DOWNLOAD_HEADERS,
+        "Content-Disposition": content_disposition(f"{parked_id}.eml"),
+    }
+    return Response(raw, headers=headers, media_type="message/rfc822")
 
 
 @of_mailbox
