@@ -116,6 +116,7 @@ def test_an_agent_works_an_issue_in_the_browser(
     # controls alone swapped with it; either way the change is confirmed on the page.
     page.get_by_label("Status").select_option("open")
     page.get_by_text("Status changed.").wait_for()
+    assert page.get_by_text("Note added.").count() == 0  # one notice: the latest
     # The composer's choices start from the status now, not the one the page opened with.
     then = page.get_by_label("Then mark as").locator("option")
     assert then.first.inner_text() == "Open (no change)"

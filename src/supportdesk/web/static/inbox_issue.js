@@ -154,5 +154,10 @@
     }
     // After a send, the page opens at the new message: show it, not the top.
   });
-  document.addEventListener("htmx:afterSwap", function (event) { paintLabels(event.target); });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    paintLabels(event.target);
+    // The control's own notice says what just changed: the page's older one goes.
+    var older = document.querySelector("main > .notice");
+    if (older && event.target.id === "issue-controls") older.remove();
+  });
 })();
