@@ -53,6 +53,23 @@ def test_a_request_without_a_key_of_ours_is_refused(
         assert_unauthenticated(reply, reason)
 
 
+@pytest.mark.parametrize(
+    ("authorization", "said"),
+    [
+        ("Bearer", "holds `Bearer` and no key"),  # "Bearer $KEY" with KEY unset
+        ("Basic dXNlcjpwYXNz", "Use the Bearer scheme"),
+        ("Bearer svc_mk_nope", "a typo or a cut breaks its checksum"),
+    ],
+)
+def test_a_malformed_header_is_told_what_is_wrong_with_it(
+    rest: RestClient, authorization: str, said: str
+) -> None:
+    reply = rest.request("POST", "/v1/issues", json={}, headers={"Authorization": authorization})
+
+    assert_unauthenticated(reply, "malformed")
+    assert said in reply.error["message"]
+
+
 def test_a_wellformed_key_that_was_never_issued_is_invalid(rest: RestClient) -> None:
     headers = {"Authorization": f"Bearer {generate_secret()}"}
 

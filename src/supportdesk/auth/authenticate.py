@@ -37,9 +37,21 @@ class AuthenticationFailed(Exception):
         "expired": "The API key has expired.",
     }
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(self.MESSAGES[reason])
+    def __init__(self, reason: str, message: str | None = None) -> None:
+        super().__init__(message or self.MESSAGES[reason])
         self.reason = reason
+
+
+# What is wrong with a malformed header, each for the mistake people make.
+_TWO_HEADERS = "Send one Authorization header, not several."
+_NOT_BEARER = "Use the Bearer scheme: `Authorization: Bearer <API_KEY>`."
+_NO_KEY_AFTER_BEARER = (
+    "The Authorization header holds `Bearer` and no key: is the variable meant to hold it empty?"
+)
+_NOT_A_KEY = (
+    "The Authorization header does not hold a supportdesk API key: a key starts `svc_mk_` "
+    "(or `svc_live_`), and a typo or a cut breaks its checksum."
+)
 
 
 class _KeyRow(NamedTuple):
@@ -90,13 +102,17 @@ def bearer_secret(authorization: Sequence[str]) -> str:
     one is malformed, since a proxy that reads another than we do would disagree about who
     is calling."""
     if len(authorization) > 1:
-        raise AuthenticationFailed("malformed")
+        raise AuthenticationFailed("malformed", _TWO_HEADERS)
     if not authorization or not authorization[0]:
         raise AuthenticationFailed("missing")
     scheme, _, secret = authorization[0].strip().partition(" ")
     secret = secret.strip()
-    if scheme.lower() != "bearer" or kind_of_wellformed(secret) is None:
-        raise AuthenticationFailed("malformed")
+    if scheme.lower() != "bearer":
+        raise AuthenticationFailed("malformed", _NOT_BEARER)
+    if not secret:
+        raise AuthenticationFailed("malformed", _NO_KEY_AFTER_BEARER)
+    if kind_of_wellformed(secret) is None:
+        raise AuthenticationFailed("malformed", _NOT_A_KEY)
     return secret
 
 
