@@ -35,7 +35,7 @@ from supportdesk.observability.metrics import RequestMetrics, StreamMetrics, wat
 from supportdesk.rest import rest_mount
 from supportdesk.smtp.listener import SmtpListener
 from supportdesk.storage import storage_for
-from supportdesk.web import web_routes
+from supportdesk.web import not_found_anywhere, web_routes
 
 
 def create_app(settings: Settings | None = None, db: Database | None = None) -> Starlette:
@@ -112,6 +112,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
             Middleware(AccessLogMiddleware, metrics=request_metrics),
             Middleware(ErrorMaskingMiddleware),
         ],
+        exception_handlers={404: not_found_anywhere()},
         lifespan=lifespan,
     )
     app.state.settings = settings

@@ -3,6 +3,6 @@ no JavaScript framework.
 
 They call the same domain actions as the GraphQL mutations, never GraphQL itself."""
 
-from supportdesk.web.app import web_routes
+from supportdesk.web.app import not_found_anywhere, web_routes
 
-__all__ = ["web_routes"]
+__all__ = ["not_found_anywhere", "web_routes"]

@@ -18,6 +18,7 @@ from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.live import LiveEvents
+from supportdesk.rest.errors import not_found as api_not_found
 from supportdesk.web.endpoint import ADMIN, MEMBER, PUBLIC, Handler, Web, endpoint, redirect
 from supportdesk.web.live_reader import login_watch
 from supportdesk.web.pages import (
@@ -37,6 +38,7 @@ from supportdesk.web.pages import (
     webhook_endpoint,
     webhooks,
 )
+from supportdesk.web.render import Renderer
 from supportdesk.web.session import SessionCookies
 
 PROBLEMS = {
@@ -86,6 +88,22 @@ def _html_problems(web: Web) -> Callable[[Request, Exception], Awaitable[Respons
         return web.renderer.html("problem.html", values, status)
 
     return http_problem
+
+
+def not_found_anywhere() -> Callable[[Request, Exception], Awaitable[Response]]:
+    """An address nothing serves: the problem page for a browser, the API's JSON error
+    for anything else (a client that mistyped /graphql)."""
+    renderer = Renderer()
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        if "text/html" in request.headers.get("accept", ""):
+            title, message = PROBLEMS[404]
+            values = {"title": title, "message": message, "me": None, "request": request}
+            return renderer.html("problem.html", {**values, "csrf_token": ""}, 404)
+        api = "The API answers at POST /graphql and under /v1 (see /v1/openapi.json)."
+        return api_not_found(f"No such address. {api}").response()
+
+    return not_found
 
 
 def _pages(web: Web, routes: list[BaseRoute]) -> Starlette:
