@@ -25,6 +25,7 @@ def key_for(url: str, configured: str | None = None) -> str:
 
 def test_on_sqlite_it_is_made_once_next_to_the_database(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'data' / 'supportdesk.db'}"
+    (tmp_path / "data").mkdir()  # as migrating, which makes the database, makes it
 
     first, second = key_for(url), key_for(url)
 

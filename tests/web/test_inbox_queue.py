@@ -87,8 +87,8 @@ def test_a_row_is_a_link_named_by_ticket_number_and_subject(
     number = stock.unassigned[0]
 
     assert (
-        f'<a class="row-link" href="/inbox/issues/{number}"><span class="ticket">#{number}</span>'
-        ' <span class="subject">Printer on fire</span></a>'
+        f'<a class="row-link" href="/inbox/issues/{number}" title="Printer on fire">'
+        f'<span class="ticket">#{number}</span> <span class="subject">Printer on fire</span></a>'
     ) in page
     row = page[page.index(f'data-ticket="{number}"') :].split("</tr>")[0]
     assert "Ada" in row and "Urgent" in row and "New" in row and "billing" in row
