@@ -55,14 +55,17 @@ def _upgrade(settings: Settings) -> None:
 
 
 def _require_migrated(settings: Settings) -> None:
-    """`serve` and `dispatch` start only on a schema this release knows, rather than
-    failing on every request."""
-    from supportdesk.db.migrate import unmigrated
+    """`serve` and `dispatch` do not start on a schema that is missing or behind this
+    release, rather than failing on every request; a newer schema (a rolling upgrade) or
+    a database not reachable yet (it may come up after us) is said and served."""
+    from supportdesk.db.migrate import check_schema
 
     with _clear_errors():
-        why = asyncio.run(unmigrated(settings.database_url))
-    if why:
-        raise click.ClickException(why)
+        checked = asyncio.run(check_schema(settings.database_url))
+    if checked.refusal:
+        raise click.ClickException(checked.refusal)
+    if checked.warning:
+        click.echo(checked.warning, err=True)
 
 
 def _run(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:

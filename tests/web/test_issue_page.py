@@ -283,6 +283,8 @@ def test_a_control_asked_by_htmx_answers_with_the_controls_alone(
     assert answer.text.lstrip().startswith('<aside class="issue-side" id="issue-controls"')
     assert "<html" not in answer.text and 'hx-swap-oob="true"' in answer.text
     assert "High priority" in answer.text
+    # The status did not move: what the agent chose under "Then mark as" stays.
+    assert 'id="then-status"' not in answer.text
 
     refused = agent.http.http.post(
         f"/inbox/issues/{number}/status",

@@ -259,9 +259,7 @@ def endpoint(web: Web, handler: Handler, *, access: str = ADMIN) -> Callable[...
             limits = larger(web.settings) if larger else BodyLimits()
             refused = await _read_form(page, limits)
         if refused is None and _holds_nul(page):
-            refused = page.problem(
-                400, "Not readable", "The address or form holds a NUL character."
-            )
+            refused = page.problem(400, "Not readable", _NUL)
         if refused is None and access != PUBLIC:
             refused = await _admit(page, access)
         response = refused or await handler(page)

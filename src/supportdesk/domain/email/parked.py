@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, literal_column, select
 
 from supportdesk.db import Database
 from supportdesk.db.tables import inbound_emails
@@ -31,7 +31,9 @@ class ParkedMail:
 _OF_MAILBOX = (
     inbound_emails.c.workspace_id == bindparam("workspace_id"),
     inbound_emails.c.mailbox_id == bindparam("mailbox_id"),
-    inbound_emails.c.status == PARKED,
+    # Written into the statement, not bound: a generic plan then still matches the
+    # partial index on parked rows.
+    inbound_emails.c.status == literal_column(f"'{PARKED}'"),
 )
 _LIST = (
     select(
@@ -45,17 +47,19 @@ _LIST = (
     )
     .where(*_OF_MAILBOX)
     .order_by(inbound_emails.c.received_at.desc(), inbound_emails.c.id.desc())
-    .limit(LISTED)
+    .limit(LISTED + 1)
 )
 _RAW = select(inbound_emails.c.raw).where(*_OF_MAILBOX, inbound_emails.c.id == bindparam("id"))
 
 
-async def parked_mail(db: Database, workspace_id: str, mailbox_id: str) -> list[ParkedMail]:
-    """The mailbox's newest parked mail, at most `LISTED`."""
+async def parked_mail(
+    db: Database, workspace_id: str, mailbox_id: str
+) -> tuple[list[ParkedMail], bool]:
+    """The mailbox's newest parked mail, at most `LISTED`, and whether there is more."""
     parameters = {"workspace_id": workspace_id, "mailbox_id": mailbox_id}
     async with db.read() as connection:
         rows = await connection.rows(_LIST, parameters)
-    return [ParkedMail(*row) for row in rows]
+    return [ParkedMail(*row) for row in rows[:LISTED]], len(rows) > LISTED
 
 
 async def parked_raw(

@@ -249,9 +249,13 @@ async def _upload(page: Page) -> Response:
 Change = Callable[[Page, Actor, issues.Issue], Awaitable[object]]
 
 
-async def _control(page: Page, change: Change, done: str) -> Response:
+async def _control(
+    page: Page, change: Change, done: str, *, moves_status: bool = False
+) -> Response:
     """Run one control's change on the issue; a refusal shows on the page (nothing was
-    written); htmx gets the controls again."""
+    written); htmx gets the controls again, and after a status change the composer's
+    "Then mark as" (its choices start from the status; other controls keep what the
+    agent chose there)."""
     number = _ticket_number(page)
     issue = await issues.fetch_issue_by_number(page.db, page.workspace_id, number)
     if issue is None:
@@ -271,7 +275,7 @@ async def _control(page: Page, change: Change, done: str) -> Response:
     if _is_htmx(page):
         view = await issue_view(page.db, page.workspace_id, number)
         assert view is not None
-        values = _values(page, view, control_done=done, oob=True, then_oob=True)
+        values = _values(page, view, control_done=done, oob=True, then_oob=moves_status)
         return page.render("inbox/_controls.html", **values)
     page.session.tell(done)
     return _back(number)
@@ -283,7 +287,7 @@ async def set_status(page: Page) -> Response:
             page.db, actor, page.workspace_id, issue.id, status=page.field("status")
         )
 
-    return await _control(page, change, "Status changed.")
+    return await _control(page, change, "Status changed.", moves_status=True)
 
 
 async def set_priority(page: Page) -> Response:

@@ -141,12 +141,14 @@ async def create_mailbox(page: Page) -> Response:
 @of_mailbox
 async def mailbox_detail(page: Page, mailbox: mailboxes.Mailbox) -> Response:
     activity = await mailbox_activity(page.db, page.workspace_id, [mailbox.id])
+    parked, more_parked = await parked_mail(page.db, page.workspace_id, mailbox.id)
     return page.render(
         "mailbox.html",
         section=SECTION,
         mailbox=mailbox,
         activity=activity.get(mailbox.id),
-        parked=await parked_mail(page.db, page.workspace_id, mailbox.id),
+        parked=parked,
+        more_parked=more_parked,
         listed=LISTED,
         doors=_doors(page),
         submission_token=new_submission_token(),
