@@ -126,15 +126,6 @@ async def beat(
         return _others_of(rows)
 
 
-async def others(db: Database, workspace_id: str, issue_id: str, member_id: str) -> list[Presence]:
-    """The other members fresh on the issue, without a beat of this one (a page's first
-    rendering)."""
-    fresh_after = now() - timedelta(seconds=FRESH_SECONDS)
-    keys = {"workspace_id": workspace_id, "issue_id": issue_id, "member_id": member_id}
-    async with db.read() as connection:
-        return _others_of(await connection.execute(_OTHERS, {**keys, "fresh_after": fresh_after}))
-
-
 async def leave(db: Database, workspace_id: str, issue_id: str, member_id: str) -> None:
     """The member's page of the issue closed: the others stop showing them at once."""
     keys = {"workspace_id": workspace_id, "issue_id": issue_id, "member_id": member_id}

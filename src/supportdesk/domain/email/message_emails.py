@@ -76,23 +76,3 @@ async def emails_of_messages(
         for row in await connection.execute(query):
             found[row[0]] = MessageEmail(*row)
     return found
-
-
-async def message_with_key(
-    connection: Connection, workspace_id: str, keys: Sequence[str]
-) -> str | None:
-    """The id of our message (received or sent) whose Message-ID is one of `keys`, the
-    latest when several are."""
-    if not keys:
-        return None
-    query = (
-        select(message_emails.c.id)
-        .where(
-            message_emails.c.workspace_id == workspace_id,
-            message_emails.c.message_key.in_(list(keys)),
-        )
-        .order_by(message_emails.c.id.desc())
-        .limit(1)
-    )
-    found = await connection.scalar(query)
-    return str(found) if found is not None else None

@@ -26,11 +26,6 @@ async def issue_id_of(page: Page) -> str | None:
     return issue.id if issue is not None else None
 
 
-async def others_on(page: Page, issue_id: str) -> list[presence.Presence]:
-    """For the issue page's first rendering: who else is there already."""
-    return await presence.others(page.db, page.workspace_id, issue_id, page.me.admin.id)
-
-
 async def report_presence(page: Page) -> Response:
     issue_id = await issue_id_of(page)
     if issue_id is None:
