@@ -151,7 +151,7 @@ def _gone(pid: int) -> bool:
     socket then is reset when the last of them closes it."""
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return True
     return all(_exited(task) for task in tasks)
 
@@ -159,8 +159,8 @@ def _gone(pid: int) -> bool:
 def _exited(task: Path) -> bool:
     try:
         return "\nState:\tZ" in (task / "status").read_text()
-    except FileNotFoundError:
-        return True  # reaped since it was listed
+    except (FileNotFoundError, ProcessLookupError):
+        return True  # reaped since it was listed (before the open, or between it and the read)
 
 
 def test_a_killed_worker_is_replaced_while_the_other_keeps_answering(
