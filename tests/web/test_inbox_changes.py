@@ -16,7 +16,8 @@ from tests.web.settings_client import SettingsClient, hidden_fields
 from tests.web.test_inbox_queue import tickets
 
 _SAVED = re.compile(
-    r'<a href="([^"]*)"(?: aria-current="page")?>([^<]+?)(?: <span class="badge">Shared</span>)?</a>'
+    r'<a href="([^"]*)"(?: aria-current="page")? title="[^"]*"><span class="view-name">([^<]+?)'
+    r'</span>(?: <span class="badge">Shared</span>)?</a>'
 )
 
 
