@@ -201,6 +201,9 @@ def test_a_revoked_keys_stream_ends_within_five_seconds(
         ({}, {"Last-Event-ID": "abc"}, "Last-Event-ID"),
         ({"types": "issue.created,issue.exploded"}, {}, "types"),
         ({"types": ","}, {}, "types"),
+        ({"types": ""}, {}, "types"),
+        # The header wins over `after`, but a bad `after` is refused all the same.
+        ({"after": "-1"}, {"Last-Event-ID": "0"}, "after"),
     ],
 )
 def test_a_bad_parameter_is_refused_with_400(

@@ -19,9 +19,9 @@ from tests.servers import RunningServer
     [
         ("GET", "/v1/issues", "POST"),
         ("PUT", "/v1/issues", "POST"),
-        ("DELETE", "/v1/issues/iss_x", "GET"),
-        ("POST", "/v1/issues/iss_x", "GET"),
-        ("POST", "/v1/openapi.json", "GET"),
+        ("DELETE", "/v1/issues/iss_x", "GET, HEAD"),
+        ("POST", "/v1/issues/iss_x", "GET, HEAD"),
+        ("POST", "/v1/openapi.json", "GET, HEAD"),
     ],
 )
 def test_another_method_is_not_allowed(
@@ -33,6 +33,22 @@ def test_another_method_is_not_allowed(
     assert reply.headers["allow"] == allowed
     assert reply.code == "METHOD_NOT_ALLOWED"
     assert reply.headers["x-request-id"]
+
+
+def test_head_answers_as_get_does_without_the_body(rest: RestClient) -> None:
+    issue_id = rest.created()["id"]
+
+    for path in (f"/v1/issues/{issue_id}", "/v1/openapi.json"):
+        got = rest.http.get(path, headers=rest.headers())
+        head = rest.http.head(path, headers=rest.headers())
+
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b""
+        assert head.headers["content-length"] == str(len(got.content))
+        assert head.headers["content-type"] == got.headers["content-type"]
+    # A stream has no head to answer at once: only GET opens one.
+    stream = rest.http.head("/v1/events/stream", headers=rest.headers())
+    assert stream.status_code == 405 and stream.headers["allow"] == "GET"
 
 
 def test_every_answer_under_v1_is_not_stored_by_caches(rest: RestClient) -> None:

@@ -38,9 +38,9 @@ def requested_after(request: Request) -> int | None:
     """The sequence to resume after: Last-Event-ID, which a reconnecting EventSource sends
     while its URL still carries the first `after`, wins over `?after=`."""
     resumed = _sequence(request.headers.getlist(LAST_EVENT_ID), LAST_EVENT_ID)
-    if resumed is not None:
-        return resumed
-    return _sequence(request.query_params.getlist("after"), "after")
+    # Read even when the header wins: a bad `after` is refused whatever comes with it.
+    after = _sequence(request.query_params.getlist("after"), "after")
+    return resumed if resumed is not None else after
 
 
 def requested_types(request: Request, principal: Principal) -> frozenset[str]:

@@ -14,6 +14,7 @@ from supportdesk.auth.permissions import PERMISSIONS
 from supportdesk.config import Settings
 from supportdesk.domain.attachments import MAX_PER_MESSAGE
 from supportdesk.domain.email.pipeline import APPENDED, CREATED, IGNORED, PARKED
+from supportdesk.domain.events.catalogue import EVENT_TYPES
 from supportdesk.domain.idempotency import MAX_KEY_LENGTH, RETENTION
 from supportdesk.domain.issues.actions import MAX_BODY, MAX_NAME, MAX_SUBJECT
 from supportdesk.domain.issues.workflow import DEFAULT_PRIORITY, PRIORITIES, STATUSES
@@ -533,10 +534,16 @@ def _stream_events() -> dict[str, Any]:
                 "name": "types",
                 "in": "query",
                 "required": False,
-                "schema": {"type": "string"},
+                "style": "form",
+                "explode": False,
+                "schema": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {"type": "string", "enum": list(EVENT_TYPES)},
+                },
                 "description": "Only these types, comma-separated, e.g. "
-                "`issue.created,message.created`; an unknown type answers 400 "
-                "VALIDATION_FAILED (`types`, INVALID).",
+                "`issue.created,message.created`; an unknown type, or none between two "
+                "commas, answers 400 VALIDATION_FAILED (`types`, INVALID).",
             },
         ],
         "responses": {
@@ -553,7 +560,12 @@ def _stream_events() -> dict[str, Any]:
             "401": _ref("responses", "Unauthenticated"),
             "403": _ref("responses", "Forbidden"),
             "405": _ref("responses", "MethodNotAllowed"),
-            "429": _ref("responses", "RateLimited"),
+            "429": _error(
+                "RATE_LIMITED, as for any request (with Retry-After); or LIMIT_REACHED: the "
+                "key has `limit` event streams open already (10), and only closing one "
+                "makes room, so no Retry-After comes with it.",
+                optional=("Retry-After", *_RATE_LIMITED),
+            ),
             "500": _ref("responses", "InternalError"),
         },
     }

@@ -57,12 +57,23 @@ class Endpoint:
     unexpected in the REST shape."""
 
     method = "GET"
+    # HEAD is GET without the body (RFC 9110), for a GET that answers at once.
+    answers_head = True
+
+    def allows(self, method: str) -> bool:
+        return method == self.method or (
+            method == "HEAD" and self.method == "GET" and self.answers_head
+        )
+
+    @property
+    def allowed(self) -> str:
+        return "GET, HEAD" if self.method == "GET" and self.answers_head else self.method
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         try:
-            if request.method != self.method:
-                response = errors.method_not_allowed(self.method).response()
+            if not self.allows(request.method):
+                response = errors.method_not_allowed(self.allowed).response()
             else:
                 response = await self.respond(request)
         except ClientDisconnect:
@@ -94,7 +105,10 @@ class Operation(Endpoint):
         admission: Admission,
         handler: Handler,
         admit: Admit | None = None,
+        *,
+        answers_head: bool = True,
     ) -> None:
+        self.answers_head = answers_head
         self.name = f"REST.{name}"
         self.required = PERMISSIONS[self.name]
         self.method = method
@@ -124,11 +138,11 @@ class Methods(Endpoint):
 
     def __init__(self, *operations: Operation) -> None:
         self.operations = {operation.method: operation for operation in operations}
-        self.method = ", ".join(self.operations)
+        self.method = ", ".join(operation.allowed for operation in operations)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        operation = self.operations.get(request.method)
+        operation = next((o for o in self.operations.values() if o.allows(request.method)), None)
         if operation is None:
             await errors.method_not_allowed(self.method).response()(scope, receive, send)
         else:
@@ -246,7 +260,10 @@ def rest_mount(settings: Settings, limiter: RateLimiter) -> Mount:
                     ),
                 ),
             ),
-            Route("/events/stream", Operation("streamEvents", "GET", admission, stream_events)),
+            Route(
+                "/events/stream",
+                Operation("streamEvents", "GET", admission, stream_events, answers_head=False),
+            ),
             # Raw mail from a provider, behind a mailbox's inbound token (docs/email.md).
             Route("/inbound-email", InboundEmail(admission)),
             Route("/openapi.json", OpenAPIDocument()),
