@@ -82,6 +82,19 @@ def test_every_bad_field_is_named_at_once(rest: RestClient) -> None:
     ]
 
 
+def test_the_message_says_what_each_field_takes_by_its_rest_name(rest: RestClient) -> None:
+    reply = rest.create(
+        {"subject": "x" * 256, "body": "Help", "requester_email": "nobody", "priority": "asap"}
+    )
+
+    message = reply.error["message"]
+    assert message.startswith("Invalid input: priority, requester_email, subject.")
+    assert "subject takes at most 255 characters." in message
+    assert "requester_email is not an e-mail address." in message
+    assert "priority is one of low, normal, high, urgent." in message
+    assert "requesterEmail" not in message
+
+
 def test_an_oversize_idempotency_key_is_named_by_its_header(rest: RestClient) -> None:
     reply = rest.create(idempotency_key="k" * 256)
 

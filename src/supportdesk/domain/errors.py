@@ -53,6 +53,9 @@ class DomainError(Exception):
     code: ErrorCode
     message: str
     fields: list[FieldError] = field(default_factory=list)
+    # What a refused field takes, by field, as the message says it: for adapters whose
+    # field names differ (REST), to say it again with theirs.
+    notes: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

@@ -27,13 +27,13 @@ BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 class Validator:
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
-        self._notes: list[str] = []
+        self._notes: list[tuple[str, str]] = []
 
     def fail(self, field: str, code: FieldCode, note: str | None = None) -> None:
         """Record a bad field; `note`, a sentence, tells the caller what was wrong with it."""
         self.errors.append(FieldError(field, code))
         if note:
-            self._notes.append(note)
+            self._notes.append((field, note))
 
     def text(self, field: str, value: str | None, max_length: int, *, required: bool) -> str | None:
         """Trimmed text, or None when absent; records REQUIRED / TOO_LONG / INVALID."""
@@ -60,8 +60,8 @@ class Validator:
     def check(self) -> None:
         if self.errors:
             names = ", ".join(sorted({error.field for error in self.errors}))
-            message = " ".join([f"Invalid input: {names}.", *self._notes])
-            raise DomainError(ErrorCode.VALIDATION_FAILED, message, self.errors)
+            message = " ".join([f"Invalid input: {names}.", *(note for _, note in self._notes)])
+            raise DomainError(ErrorCode.VALIDATION_FAILED, message, self.errors, tuple(self._notes))
 
 
 def is_email(value: str) -> bool:

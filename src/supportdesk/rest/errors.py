@@ -6,7 +6,7 @@ with the GraphQL API's codes. Extra members (`reason`, `required_scopes`, `retry
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -91,12 +91,19 @@ def of_domain(error: DomainError, rest_names: Mapping[str, str]) -> RestError:
     fields = [(rest_names.get(f.field, f.field), str(f.code)) for f in error.fields]
     if error.code is not ErrorCode.VALIDATION_FAILED:
         return RestError(422, error.code, error.message, fields=fields)
-    return validation_failed(fields)
+    notes = [_renamed(note, field, rest_names.get(field, field)) for field, note in error.notes]
+    return validation_failed(fields, notes)
 
 
-def validation_failed(fields: list[tuple[str, str]]) -> RestError:
+def _renamed(note: str, field: str, rest_name: str) -> str:
+    """A note of the domain's that starts with its field's name, with the REST one."""
+    return rest_name + note[len(field) :] if note.startswith(f"{field} ") else note
+
+
+def validation_failed(fields: list[tuple[str, str]], notes: Sequence[str] = ()) -> RestError:
     names = ", ".join(sorted({name for name, _ in fields}))
-    return RestError(422, ErrorCode.VALIDATION_FAILED, f"Invalid input: {names}.", fields=fields)
+    message = " ".join([f"Invalid input: {names}.", *notes])
+    return RestError(422, ErrorCode.VALIDATION_FAILED, message, fields=fields)
 
 
 def bad_request(message: str) -> RestError:
