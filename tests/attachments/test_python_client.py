@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from supportdesk_client import AsyncClient, Client, MutationError, NotFound
-from supportdesk_client.generated import ReplyToIssueInput
 from tests.attachments.helpers import PNG, new_issue, rows
 from tests.conftest import WorkspaceFixture
 
@@ -20,9 +19,7 @@ def test_a_path_uploads_attaches_and_downloads(desk: WorkspaceFixture, tmp_path:
     issue = new_issue(desk)["issue"]
     with Client(desk.server.base_url, desk.key) as client:
         attachment = client.upload_attachment(source)
-        client.graphql.reply_to_issue(
-            ReplyToIssueInput(issue_id=issue["id"], body="Here.", attachment_ids=[attachment.id])
-        )
+        client.issues.reply(issue["id"], "Here.", attachment_ids=[attachment.id])
         written = client.download_attachment(attachment, to=tmp_path / "copy.png")
         into = io.BytesIO()
         client.download_attachment(attachment.download_url, to=into)
@@ -38,11 +35,37 @@ def test_the_async_client_does_the_same_with_bytes(desk: WorkspaceFixture) -> No
     async def go() -> tuple[str, bytes]:
         async with AsyncClient(desk.server.base_url, desk.key) as client:
             attachment = await client.upload_attachment(b"%PDF-1.4 x", "report.pdf")
+            await client.issues.create(
+                subject="The report",
+                body="Attached.",
+                requester_email="ada@example.com",
+                attachment_ids=[attachment.id],
+            )
             into = io.BytesIO()
             await client.download_attachment(attachment, to=into)
             return attachment.content_type, into.getvalue()
 
     assert asyncio.run(go()) == ("application/pdf", b"%PDF-1.4 x")
+    assert [row["message_id"] is not None for row in rows(desk)] == [True]
+
+
+def test_a_new_issue_and_a_reply_take_uploaded_files(desk: WorkspaceFixture) -> None:
+    with Client(desk.server.base_url, desk.key) as client:
+        first = client.upload_attachment(b"first", "first.txt")
+        issue = client.issues.create(
+            subject="Two files",
+            body="One here.",
+            requester_email="ada@example.com",
+            attachment_ids=[first.id],
+        )
+        second = client.upload_attachment(b"second", "second.txt")
+        client.issues.reply(issue.id, "One more.", attachment_ids=[second.id])
+        thread = list(client.issues.messages(issue.id))
+
+    assert [[a.file_name for a in m.attachments] for m in thread] == [
+        ["first.txt"],
+        ["second.txt"],
+    ]
 
 
 def test_refusals_are_the_clients_exceptions(

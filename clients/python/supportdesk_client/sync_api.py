@@ -4,7 +4,7 @@ shortcuts for the commonest calls."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -177,9 +177,11 @@ class Issues(_Area):
         requester_name: str | None = None,
         priority: str | None = None,
         idempotency_key: str | None = None,
+        attachment_ids: Sequence[str] | None = None,
     ) -> IssueFields:
         """A new issue. Without `idempotency_key` the client makes one: a retry of this
-        call never creates a second issue."""
+        call never creates a second issue. `attachment_ids`: files `upload_attachment`
+        made, for the first message."""
         request = CreateIssueInput(
             subject=subject,
             body=body,
@@ -188,6 +190,7 @@ class Issues(_Area):
                 requester_name=requester_name,
                 priority=priority,
                 idempotency_key=idempotency_key,
+                attachment_ids=list(attachment_ids) if attachment_ids is not None else None,
             ),
         )
         payload = options.present(self.graphql.create_issue(request), "createIssue")
@@ -214,9 +217,20 @@ class Issues(_Area):
         payload = options.present(self.graphql.update_issue(request), "updateIssue")
         return options.present(payload.issue, "issue")
 
-    def reply(self, issue_id: str, body: str, *, status: str | None = None) -> MessageFields:
-        """A reply as the key's machine user; `status` moves the issue in the same call."""
-        request = ReplyToIssueInput(issue_id=issue_id, body=body, **options.given(status=status))
+    def reply(
+        self,
+        issue_id: str,
+        body: str,
+        *,
+        status: str | None = None,
+        attachment_ids: Sequence[str] | None = None,
+    ) -> MessageFields:
+        """A reply as the key's machine user; `status` moves the issue in the same call;
+        `attachment_ids`: files `upload_attachment` made."""
+        files = list(attachment_ids) if attachment_ids is not None else None
+        request = ReplyToIssueInput(
+            issue_id=issue_id, body=body, **options.given(status=status, attachment_ids=files)
+        )
         payload = options.present(self.graphql.reply_to_issue(request), "replyToIssue")
         return options.present(payload.message, "message")
 

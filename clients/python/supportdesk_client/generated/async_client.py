@@ -1248,6 +1248,14 @@ class AsyncGraphQLClient(AsyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment MessageFields on Message {
               id
               senderName
@@ -1255,6 +1263,9 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment PageInfoFields on PageInfo {
@@ -1418,6 +1429,14 @@ class AsyncGraphQLClient(AsyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment IssueFields on Issue {
               id
               ticketNumber
@@ -1436,6 +1455,9 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment MutationErrorFields on MutationError {
@@ -1472,6 +1494,14 @@ class AsyncGraphQLClient(AsyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment IssueFields on Issue {
               id
               ticketNumber
@@ -1490,6 +1520,9 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment MutationErrorFields on MutationError {
@@ -1526,6 +1559,14 @@ class AsyncGraphQLClient(AsyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment IssueFields on Issue {
               id
               ticketNumber
@@ -1544,6 +1585,9 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment MutationErrorFields on MutationError {

@@ -170,6 +170,11 @@ class MessageFields(BaseModel):
     visibility: str
     channel: str
     created_at: datetime
+    attachments: Optional[list["MessageFieldsAttachments"]]
+
+
+class MessageFieldsAttachments(AttachmentFields):
+    pass
 
 
 class MutationErrorFields(BaseModel):

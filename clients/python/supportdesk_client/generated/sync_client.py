@@ -1248,6 +1248,14 @@ class SyncGraphQLClient(SyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment MessageFields on Message {
               id
               senderName
@@ -1255,6 +1263,9 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment PageInfoFields on PageInfo {
@@ -1418,6 +1429,14 @@ class SyncGraphQLClient(SyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment IssueFields on Issue {
               id
               ticketNumber
@@ -1436,6 +1455,9 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment MutationErrorFields on MutationError {
@@ -1470,6 +1492,14 @@ class SyncGraphQLClient(SyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment IssueFields on Issue {
               id
               ticketNumber
@@ -1488,6 +1518,9 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment MutationErrorFields on MutationError {
@@ -1524,6 +1557,14 @@ class SyncGraphQLClient(SyncBaseClient):
               }
             }
 
+            fragment AttachmentFields on Attachment {
+              id
+              fileName
+              sizeBytes
+              contentType
+              downloadUrl
+            }
+
             fragment IssueFields on Issue {
               id
               ticketNumber
@@ -1542,6 +1583,9 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              attachments {
+                ...AttachmentFields
+              }
             }
 
             fragment MutationErrorFields on MutationError {
