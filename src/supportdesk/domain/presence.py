@@ -1,4 +1,4 @@
-"""Who else is on an issue (CONTRACT §15, Collision): each open issue page beats every
+"""Who else is on an issue (docs/inbox.md): each open issue page beats every
 BEAT_SECONDS with its member's state, viewing or replying, and is shown to the others
 while its last beat is at most FRESH_SECONDS old.
 

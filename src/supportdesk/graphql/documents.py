@@ -56,7 +56,7 @@ MAX_CACHED_CHARACTERS = 8 * 1024
 # graphql-core says so when the parser stops at `max_tokens` (graphql-core is pinned to
 # its minor version; tests/http/test_query_limits.py checks the message still reads so).
 _TOO_MANY_TOKENS = "Syntax Error: Document contains more than"
-# At most 20 errors for one document (CONTRACT section 8): graphql-core stops at
+# At most 20 errors for one document (docs/http-and-limits.md): graphql-core stops at
 # `max_errors` and adds one that says it stopped.
 MAX_VALIDATION_ERRORS = 20
 

@@ -1,5 +1,5 @@
 """Who acts when a member works issues in the inbox: the member, as events name them
-(`actor.type: "member"`, CONTRACT §15), not the settings page's org admin."""
+(`actor.type: "member"`), not the settings page's org admin."""
 
 from __future__ import annotations
 
