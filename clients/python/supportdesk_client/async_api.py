@@ -173,7 +173,7 @@ class Issues(_Area):
                 requester_name=requester_name,
                 priority=priority,
                 idempotency_key=idempotency_key,
-                attachment_ids=list(attachment_ids) if attachment_ids is not None else None,
+                attachment_ids=options.listed(attachment_ids),
             ),
         )
         payload = options.present(await self.graphql.create_issue(request), "createIssue")
@@ -210,7 +210,7 @@ class Issues(_Area):
     ) -> MessageFields:
         """A reply as the key's machine user; `status` moves the issue in the same call;
         `attachment_ids`: files `upload_attachment` made."""
-        files = list(attachment_ids) if attachment_ids is not None else None
+        files = options.listed(attachment_ids)
         request = ReplyToIssueInput(
             issue_id=issue_id, body=body, **options.given(status=status, attachment_ids=files)
         )

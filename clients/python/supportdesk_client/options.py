@@ -3,6 +3,7 @@ policy, and a result that must be there."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
@@ -45,6 +46,11 @@ def headers(api_key: str) -> dict[str, str]:
 def given(**values: Any) -> dict[str, Any]:
     """The arguments that were given: an input field sent as null may mean "clear it"."""
     return {name: value for name, value in values.items() if value is not None}
+
+
+def listed(values: Iterable[str] | None) -> list[str] | None:
+    """A list input from any iterable the caller gave; None when none was given."""
+    return list(values) if values is not None else None
 
 
 def present(value: T | None, what: str) -> T:

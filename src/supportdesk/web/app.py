@@ -74,7 +74,7 @@ async def _to_login(request: Request) -> Response:
     return redirect("/login")
 
 
-def _html_problems(web: Web) -> Callable[[Request, Exception], Awaitable[Response]]:
+def _html_problems(renderer: Renderer) -> Callable[[Request, Exception], Awaitable[Response]]:
     async def http_problem(request: Request, error: Exception) -> Response:
         status = error.status_code if isinstance(error, HTTPException) else 500
         title, message = PROBLEMS.get(status, PROBLEMS[500])
@@ -85,7 +85,7 @@ def _html_problems(web: Web) -> Callable[[Request, Exception], Awaitable[Respons
             "csrf_token": "",
             "request": request,
         }
-        return web.renderer.html("problem.html", values, status)
+        return renderer.html("problem.html", values, status)
 
     return http_problem
 
@@ -93,13 +93,11 @@ def _html_problems(web: Web) -> Callable[[Request, Exception], Awaitable[Respons
 def not_found_anywhere() -> Callable[[Request, Exception], Awaitable[Response]]:
     """An address nothing serves: the problem page for a browser, the API's JSON error
     for anything else (a client that mistyped /graphql)."""
-    renderer = Renderer()
+    page = _html_problems(Renderer())
 
     async def not_found(request: Request, error: Exception) -> Response:
         if "text/html" in request.headers.get("accept", ""):
-            title, message = PROBLEMS[404]
-            values = {"title": title, "message": message, "me": None, "request": request}
-            return renderer.html("problem.html", {**values, "csrf_token": ""}, 404)
+            return await page(request, error)
         api = "The API answers at POST /graphql and under /v1 (see /v1/openapi.json)."
         return api_not_found(f"No such address. {api}").response()
 
@@ -108,7 +106,9 @@ def not_found_anywhere() -> Callable[[Request, Exception], Awaitable[Response]]:
 
 def _pages(web: Web, routes: list[BaseRoute]) -> Starlette:
     """A group of pages whose unknown addresses answer with an HTML problem page."""
-    return Starlette(routes=routes, exception_handlers={HTTPException: _html_problems(web)})
+    return Starlette(
+        routes=routes, exception_handlers={HTTPException: _html_problems(web.renderer)}
+    )
 
 
 def _settings_routes(page: PageRoute) -> list[BaseRoute]:
