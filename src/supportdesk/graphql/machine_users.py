@@ -20,13 +20,16 @@ if TYPE_CHECKING:
 
 @strawberry.type(description="An API principal that keys belong to; one per integrating system.")
 class MachineUser(Node):
-    name: str
+    # Nullable like a contact's or a member's, so that a selection of `name` or `createdAt`
+    # on each member of a union (MessageAuthor, Assignee) validates: GraphQL refuses `String`
+    # beside `String!` for one response key.
+    name: str | None
     description: str
     managed: bool = strawberry.field(
         description="Created and kept by the service for Settings → API."
     )
-    created_at: datetime
-    updated_at: datetime
+    created_at: datetime | None
+    updated_at: datetime | None
 
     @strawberry.field(description="The machine user's keys, oldest first, revoked ones too.")
     async def api_keys(

@@ -21,10 +21,10 @@ from supportdesk.graphql.pagination import Connection, connection_of
     "the other fields answer null with FORBIDDEN."
 )
 class Member(Node):
-    # Nullable but `name`: null, with FORBIDDEN at its path, for a key that may not read
-    # members.
+    # Null, with FORBIDDEN at its path, for a key that may not read members; `name` is
+    # always shown, and nullable only to match a contact's in the MessageAuthor union.
     email: str | None
-    name: str
+    name: str | None
     role: str | None = strawberry.field(description="`admin` or `agent`.")
     created_at: datetime | None
 

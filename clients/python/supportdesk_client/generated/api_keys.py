@@ -28,7 +28,7 @@ class ApiKeysApiKeysEdgesNode(ApiKeyFields):
 
 class ApiKeysApiKeysEdgesNodeMachineUser(BaseModel):
     id: str
-    name: str
+    name: Optional[str]
 
 
 ApiKeys.model_rebuild()

@@ -121,13 +121,13 @@ class IssueDetailsLabels(LabelFields):
 class IssueDetailsAssigneeMember(BaseModel):
     typename__: Literal["Member"] = Field(alias="__typename")
     id: str
-    name: str
+    name: Optional[str]
 
 
 class IssueDetailsAssigneeMachineUser(BaseModel):
     typename__: Literal["MachineUser"] = Field(alias="__typename")
     id: str
-    name: str
+    name: Optional[str]
 
 
 class IssueDetailsMergedInto(BaseModel):
@@ -137,11 +137,11 @@ class IssueDetailsMergedInto(BaseModel):
 
 class MachineUserFields(BaseModel):
     id: str
-    name: str
+    name: Optional[str]
     description: str
     managed: bool
-    created_at: datetime
-    updated_at: datetime
+    created_at: Optional[datetime]
+    updated_at: Optional[datetime]
 
 
 class MailboxFields(BaseModel):
@@ -158,7 +158,7 @@ class MailboxFields(BaseModel):
 class MemberFields(BaseModel):
     id: str
     email: Optional[str]
-    name: str
+    name: Optional[str]
     role: Optional[str]
     created_at: Optional[datetime]
 
