@@ -371,7 +371,7 @@ class IssueFilter:
         default=None, description="Issues assigned to this member or machine user."
     )
     unassigned: bool | None = strawberry.field(
-        default=None, description="`true`: issues assigned to nobody."
+        default=None, description="`true`: issues assigned to nobody; `false`: to someone."
     )
     query: str | None = strawberry.field(
         default=None,
@@ -391,7 +391,7 @@ class IssueFilter:
             updated_before=self.updated_before,
             label_ids=tuple(str(label_id) for label_id in self.label_ids or ()),
             assignee_id=str(self.assignee_id) if self.assignee_id is not None else None,
-            unassigned=bool(self.unassigned),
+            unassigned=self.unassigned,
             query=self.query,
         )
 

@@ -104,7 +104,7 @@ class QueueQuery:
             if self.status not in statuses:
                 return None
             statuses = (self.status,)
-        assignee_id, unassigned = None, False
+        assignee_id, unassigned = None, None
         if view.assigned == "me":
             assignee_id = me
         elif view.assigned == "nobody" or self.assignee == "none":

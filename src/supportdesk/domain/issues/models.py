@@ -68,9 +68,10 @@ class IssueFilter:
     updated_before: datetime | None = None
     # Issues carrying every one of these labels.
     label_ids: tuple[str, ...] = ()
-    # Issues assigned to this member or machine user; `unassigned`: to nobody.
+    # Issues assigned to this member or machine user; `unassigned`: to nobody (True) or to
+    # someone (False).
     assignee_id: str | None = None
-    unassigned: bool = False
+    unassigned: bool | None = None
     # Full-text search: issues whose subject and messages (notes too) hold every word.
     query: str | None = None
 

@@ -89,14 +89,14 @@ def _search(workspace_id: str, where: IssueFilter) -> Search | None:
 
 def _filter_values(workspace_id: str, where: IssueFilter) -> tuple[dict[str, Any], str | None]:
     """The filter's values by the names `_filtered` binds them as (their names are the
-    filter's shape), and the condition it adds without a value: `unassigned`, or `none`
+    filter's shape), and the condition it adds without a value: `unassigned`, `assigned`, or `none`
     when no issue can match. Raises InvalidArgument for a filter that cannot be asked."""
     unknown = sorted(set(where.statuses) - set(STATUSES)) + sorted(
         set(where.priorities) - set(PRIORITIES)
     )
     if unknown:
         raise InvalidArgument(f"Unknown status or priority in the filter: {', '.join(unknown)}.")
-    if where.assignee_id is not None and where.unassigned:
+    if where.assignee_id is not None and where.unassigned is True:
         raise InvalidArgument("Ask for `assigneeId` or for `unassigned`, not both.")
     values: dict[str, Any] = {"workspace_id": workspace_id}
     if where.statuses:
@@ -115,7 +115,9 @@ def _filter_values(workspace_id: str, where: IssueFilter) -> tuple[dict[str, Any
         return values, "none"  # no issue carries that many
     for index, label_id in enumerate(wanted_labels):
         values[f"list_label_{index}"] = label_id
-    return values, "unassigned" if where.unassigned else None
+    if where.unassigned is None:
+        return values, None
+    return values, "unassigned" if where.unassigned else "assigned"
 
 
 # The filter's bounds on a column: its field, the column, and how the column compares.
@@ -167,6 +169,8 @@ def _filtered(
         query = query.where(issues.c.assignee_id == bindparam("list_assignee_id"))
     if flag == "unassigned":
         query = query.where(issues.c.assignee_id.is_(None))
+    if flag == "assigned":
+        query = query.where(issues.c.assignee_id.is_not(None))
     if flag == "none":
         # Not false(): SQLAlchemy would fold the workspace's condition into it and drop it
         # from the statement.
