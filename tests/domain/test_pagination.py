@@ -17,10 +17,11 @@ from supportdesk.domain.pagination import (
 
 KEY = "mu_01JD4Z1T8YQ0V5X2N7C3B6M9K4"
 CURSORS = Cursors(b"k" * 32, "ws_one")
+LISTED = "MachineUser"  # the type of the list KEY is a position in
 
 
 def test_a_cursor_round_trips_to_the_key_it_was_made_from() -> None:
-    assert CURSORS.decode(CURSORS.encode(KEY)) == KEY
+    assert CURSORS.decode(CURSORS.encode(KEY), LISTED) == KEY
 
 
 def test_a_cursor_is_opaque_and_url_safe() -> None:
@@ -59,28 +60,57 @@ def _altered(cursor: str) -> str:
 )
 def test_a_cursor_this_api_did_not_give_out_is_refused(cursor: str) -> None:
     with pytest.raises(InvalidArgument, match="cursor"):
-        CURSORS.decode(cursor)
+        CURSORS.decode(cursor, LISTED)
+
+
+@pytest.mark.parametrize(
+    ("position", "listed"),
+    [
+        (KEY, "MachineUser"),
+        ("r:0.5:iss_01JD4Z1T8YQ0V5X2N7C3B6M9K4", "Issue"),  # by relevance
+        ("ud:1763900000123000:iss_01JD4Z1T8YQ0V5X2N7C3B6M9K4", "Issue"),  # by change
+        ("12", "Event"),  # events are read by sequence
+    ],
+)
+def test_a_cursor_is_taken_by_the_list_that_gave_it_out(position: str, listed: str) -> None:
+    assert CURSORS.decode(CURSORS.encode(position), listed) == position
+
+
+@pytest.mark.parametrize(
+    ("position", "listed"),
+    [
+        (KEY, "Issue"),
+        ("iss_01JD4Z1T8YQ0V5X2N7C3B6M9K4", "Message"),
+        ("r:0.5:art_01JD4Z1T8YQ0V5X2N7C3B6M9K4", "Issue"),
+        ("12", "Issue"),
+        (KEY, "Event"),
+        ("１２", "Event"),  # not ASCII digits
+    ],
+)
+def test_a_cursor_of_another_list_is_refused(position: str, listed: str) -> None:
+    with pytest.raises(InvalidArgument, match="cursor"):
+        CURSORS.decode(CURSORS.encode(position), listed)
 
 
 def test_first_defaults_to_25() -> None:
-    assert PageRequest.of(None, None, CURSORS) == PageRequest(DEFAULT_PAGE_SIZE, None)
+    assert PageRequest.of(None, None, CURSORS, LISTED) == PageRequest(DEFAULT_PAGE_SIZE, None)
     assert DEFAULT_PAGE_SIZE == 25
 
 
 @pytest.mark.parametrize("first", [0, 1, 100])
 def test_first_from_0_to_100_is_accepted(first: int) -> None:
-    assert PageRequest.of(first, None, CURSORS).first == first
+    assert PageRequest.of(first, None, CURSORS, LISTED).first == first
 
 
 @pytest.mark.parametrize("first", [-1, 101, 1000])
 def test_first_outside_0_to_100_is_refused_not_clamped(first: int) -> None:
     assert MAX_PAGE_SIZE == 100
     with pytest.raises(InvalidArgument, match="first"):
-        PageRequest.of(first, None, CURSORS)
+        PageRequest.of(first, None, CURSORS, LISTED)
 
 
 def test_a_page_request_holds_the_key_of_its_cursor() -> None:
-    assert PageRequest.of(10, CURSORS.encode(KEY), CURSORS) == PageRequest(10, KEY)
+    assert PageRequest.of(10, CURSORS.encode(KEY), CURSORS, LISTED) == PageRequest(10, KEY)
 
 
 def test_a_page_is_the_first_n_rows_and_the_extra_row_says_there_is_more() -> None:

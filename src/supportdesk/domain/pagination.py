@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from supportdesk.db.answers import CURSOR_MAC_BYTES, cursor_parameters, sign_cursor
 from supportdesk.domain.errors import InvalidArgument
+from supportdesk.domain.ids import is_id_of
 
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
@@ -25,11 +26,12 @@ class PageRequest:
     after: str | None
 
     @classmethod
-    def of(cls, first: int | None, after: str | None, cursors: Cursors) -> PageRequest:
+    def of(cls, first: int | None, after: str | None, cursors: Cursors, of: str) -> PageRequest:
+        """A page of a list of `of` (a type name: "Issue"), after the item `after` names."""
         size = DEFAULT_PAGE_SIZE if first is None else first
         if size < 0 or size > MAX_PAGE_SIZE:
             raise InvalidArgument(f"`first` must be between 0 and {MAX_PAGE_SIZE}, got {size}.")
-        return cls(size, cursors.decode(after) if after else None)
+        return cls(size, cursors.decode(after, of) if after else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +71,9 @@ class Cursors:
         """What a compiled answer's SQL signs its cursors with (db/answers.py)."""
         return cursor_parameters(self._key, self._scope)
 
-    def decode(self, cursor: str) -> str:
-        """The position a cursor of ours holds; InvalidArgument for anything else."""
+    def decode(self, cursor: str, of: str) -> str:
+        """The position a cursor of ours holds in a list of `of` (a type name);
+        InvalidArgument for anything else, a cursor of another list too."""
         if len(cursor) > _MAX_CURSOR:
             raise InvalidArgument(_NOT_OURS)
         try:
@@ -80,7 +83,18 @@ class Cursors:
         payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
         if not payload or not hmac.compare_digest(mac, self._mac(payload)):
             raise InvalidArgument(_NOT_OURS)
-        return payload.decode()  # we signed it, so it is text we encoded
+        position = payload.decode()  # we signed it, so it is text we encoded
+        if not _names_a(position, of):
+            raise InvalidArgument(_NOT_OURS)
+        return position
+
+
+def _names_a(position: str, type_name: str) -> bool:
+    """Whether a position is one in a list of `type_name`: it ends with an item's id
+    (after its relevance or its updatedAt), or for events is a sequence number."""
+    if type_name == "Event":
+        return position.isascii() and position.isdecimal()
+    return is_id_of(position.rpartition(":")[2], type_name)
 
 
 def page_of(rows: list[T], first: int) -> Page[T]:

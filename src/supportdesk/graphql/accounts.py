@@ -33,7 +33,7 @@ class Account(Node):
     ) -> Connection[Contact] | None:
         loaders = info.context.loaders
         page = await loaders.contacts_of_account.load(
-            (self.id, PageRequest.of(first, after, info.context.cursors))
+            (self.id, PageRequest.of(first, after, info.context.cursors, "Contact"))
         )
         return connection_of(
             info.context.cursors,
@@ -50,7 +50,7 @@ class Account(Node):
 
         loaders = info.context.loaders
         page = await loaders.issues_of_account.load(
-            (self.id, PageRequest.of(first, after, info.context.cursors))
+            (self.id, PageRequest.of(first, after, info.context.cursors, "Issue"))
         )
         return connection_of(
             info.context.cursors,
@@ -131,7 +131,7 @@ class AccountQueries:
         filter: AccountFilter | None = None,
     ) -> Connection[Account] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "Account")
         where = filter.to_domain() if filter else accounts.AccountFilter()
         page = await accounts.list_accounts(context.db, context.workspace_id, request, where)
         return connection_of(

@@ -84,7 +84,7 @@ class ApiKeyQueries:
         machine_user_id: strawberry.ID | None = None,
     ) -> Connection[ApiKey] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "ApiKey")
         owner = str(machine_user_id) if machine_user_id is not None else None
         page = await api_keys.list_api_keys(context.db, context.workspace_id, request, owner)
         return connection_of(

@@ -111,7 +111,7 @@ class ArticleQueries:
         filter: ArticleFilter | None = None,
     ) -> Connection[Article] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "Article")
         where = filter.to_domain() if filter else articles.ArticleFilter()
         page = await articles.list_articles(context.db, context.workspace_id, request, where)
         return connection_of(

@@ -52,7 +52,7 @@ class AuditQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[AuditEvent] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "AuditEvent")
         page = await audit.list_audit_events(context.db, context.workspace_id, request)
         return connection_of(
             info.context.cursors,

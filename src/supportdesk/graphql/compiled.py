@@ -407,8 +407,20 @@ class _Bound:
         self.parameters[parameter(number, argument)] = value
 
 
+def _listed(connection: GraphQLField) -> str:
+    """The type of the nodes a connection field lists."""
+    edge = named(named(connection.type).fields["edges"].type)
+    return str(named(edge.fields["node"].type).name)
+
+
+def _page_of(values: dict[str, Any], connection: GraphQLField, context: Context) -> PageRequest:
+    return PageRequest.of(
+        values.get("first"), values.get("after"), context.cursors, _listed(connection)
+    )
+
+
 def _bind_page(bound: _Bound, argued: _Argued, values: dict[str, Any], context: Context) -> None:
-    page = PageRequest.of(values.get("first"), values.get("after"), context.cursors)
+    page = _page_of(values, argued.definition, context)
     bound.bind(argued.number, "first", page.first)
     bound.bind(argued.number, "limit", page.first + 1)
     if page.after is not None:
@@ -504,7 +516,7 @@ class CompiledReads:
             bound.bind(root.number, argument, value)
             return await root.one.run(db, Given(frozenset(bound.given)), bound.parameters)
         assert root.page is not None
-        page = PageRequest.of(root_values.get("first"), root_values.get("after"), context.cursors)
+        page = _page_of(root_values, root.argued[0].definition, context)
         bound.bind(root.number, "first", page.first)
         read = _LISTS[root.field](context.workspace_id, page, root_values)
         if read is None:

@@ -53,7 +53,7 @@ class Contact(Node):
 
         loaders = info.context.loaders
         page = await loaders.issues_of_contact.load(
-            (self.id, PageRequest.of(first, after, info.context.cursors))
+            (self.id, PageRequest.of(first, after, info.context.cursors, "Issue"))
         )
         return connection_of(
             info.context.cursors,
@@ -152,7 +152,7 @@ class ContactQueries:
         filter: ContactFilter | None = None,
     ) -> Connection[Contact] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "Contact")
         where = filter.to_domain() if filter else contacts.ContactFilter()
         page = await contacts.list_contacts(context.db, context.workspace_id, request, where)
         return connection_of(

@@ -106,7 +106,7 @@ class EventQueries:
         filter: EventFilter | None = None,
     ) -> Connection[Event] | None:
         context = info.context
-        request = PageRequest.of(first, after, context.cursors)
+        request = PageRequest.of(first, after, context.cursors, "Event")
         types = _types(info, filter.types if filter else None)
         since = filter.since_sequence if filter else None
         if since is not None and since < 0:

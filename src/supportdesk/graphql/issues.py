@@ -160,7 +160,7 @@ class Issue(Node):
         visibility: str | None = None,
     ) -> Connection[Message] | None:
         loaders = info.context.loaders
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "Message")
         if visibility is None:
             page = await loaders.messages.load((self.id, request))
             total = self.message_count
@@ -505,7 +505,7 @@ class IssueQueries:
         ] = None,
     ) -> Connection[Issue] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "Issue")
         where = filter.to_domain() if filter else issues.IssueFilter()
         order = _DOMAIN_ORDER[order_by] if order_by is not None else None
         page = await issues.list_issues(context.db, context.workspace_id, request, where, order)

@@ -118,7 +118,7 @@ class LabelQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[Label] | None:
         context = info.context
-        request = PageRequest.of(first, after, context.cursors)
+        request = PageRequest.of(first, after, context.cursors, "Label")
         page = await labels.list_labels(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,

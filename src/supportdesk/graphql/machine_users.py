@@ -39,7 +39,7 @@ class MachineUser(Node):
 
         context = info.context
         page = await context.loaders.keys_of_machine_user.load(
-            (self.id, PageRequest.of(first, after, info.context.cursors))
+            (self.id, PageRequest.of(first, after, info.context.cursors, "ApiKey"))
         )
         return connection_of(
             info.context.cursors,
@@ -92,7 +92,7 @@ class MachineUserQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[MachineUser] | None:
         context = info.context
-        request = PageRequest.of(first, after, info.context.cursors)
+        request = PageRequest.of(first, after, info.context.cursors, "MachineUser")
         page = await machine_users.list_machine_users(context.db, context.workspace_id, request)
         return connection_of(
             info.context.cursors,

@@ -107,7 +107,7 @@ class MailboxQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[Mailbox] | None:
         context = info.context
-        request = PageRequest.of(first, after, context.cursors)
+        request = PageRequest.of(first, after, context.cursors, "Mailbox")
         page = await mailboxes.list_mailboxes(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,

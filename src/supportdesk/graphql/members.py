@@ -103,7 +103,7 @@ class MemberQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[Member] | None:
         context = info.context
-        request = PageRequest.of(first, after, context.cursors)
+        request = PageRequest.of(first, after, context.cursors, "Member")
         page = await members.list_members(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,

@@ -112,7 +112,7 @@ class WebhookEndpoint(Node):
         status = filter.status if filter else None
         if status is not None and status not in deliveries.STATUSES:
             raise InvalidArgument(f"`status` is one of {', '.join(deliveries.STATUSES)}.")
-        request = PageRequest.of(first, after, context.cursors)
+        request = PageRequest.of(first, after, context.cursors, "WebhookDelivery")
         page = await context.loaders.deliveries_of_endpoint.load((str(self.id), request, status))
         return connection_of(
             context.cursors,
@@ -241,7 +241,7 @@ class WebhookQueries:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> Connection[WebhookEndpoint] | None:
         context = info.context
-        request = PageRequest.of(first, after, context.cursors)
+        request = PageRequest.of(first, after, context.cursors, "WebhookEndpoint")
         page = await queries.list_endpoints(context.db, context.workspace_id, request)
         return connection_of(
             context.cursors,

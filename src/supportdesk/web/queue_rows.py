@@ -55,14 +55,14 @@ async def _page_of_hits(
         back = await list_issues(
             db,
             workspace_id,
-            PageRequest(PAGE_SIZE, cursors.decode(before)),
+            PageRequest(PAGE_SIZE, cursors.decode(before, "Issue")),
             where,
             IssueOrder.UPDATED_ASC,
         )
         if back.has_next:
             return list(reversed(back.items)), True, True, True
         after = ""  # back at the start: read the first page as it stands
-    key = cursors.decode(after) if after else None
+    key = cursors.decode(after, "Issue") if after else None
     order = IssueOrder.RELEVANCE if by_relevance else IssueOrder.UPDATED_DESC
     found = await list_issues(db, workspace_id, PageRequest(PAGE_SIZE, key), where, order)
     # Relevance is read forward only: a later page of a search offers the first again.

@@ -24,7 +24,7 @@ async def key_list(page: Page) -> Response:
     after = page.request.query_params.get("after") or None
     cursors = await page.cursors()
     try:
-        request = PageRequest.of(PAGE_SIZE, after, cursors)
+        request = PageRequest.of(PAGE_SIZE, after, cursors, "ApiKey")
     except InvalidArgument:
         return redirect("/settings/api")
     listed = await api_keys.list_api_keys(page.db, page.workspace_id, request)

@@ -44,7 +44,8 @@ ACTOR_TYPES = {
 async def audit_log(page: Page) -> Response:
     cursors = await page.cursors()
     try:
-        request = PageRequest.of(PAGE_SIZE, page.request.query_params.get("after") or None, cursors)
+        after = page.request.query_params.get("after") or None
+        request = PageRequest.of(PAGE_SIZE, after, cursors, "AuditEvent")
     except InvalidArgument:
         return redirect("/settings/audit")
     events = await audit.list_audit_events(
