@@ -248,9 +248,28 @@ class Connection:
         return found, len(found), list(found[0].keys()) if found else ()
 
 
+class DatabaseUnavailable(OSError):
+    """No connection to the database could be had (refused, timed out, the server starting
+    or full). An OSError, as the driver's own for a refused connection is: whoever caught
+    those catches this. The API answers it 503, which clients retry."""
+
+
+# The connection gone (reset, closed by the server) or the server shutting down or starting.
+_CONNECTION_LOST = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.CannotConnectNowError,
+)
+
+
 def translated(error: Exception, sql: str) -> Exception:
     """A driver's error as SQLAlchemy's exception of its kind, so that callers catch one
-    kind on both backends (a unique violation is an `IntegrityError`)."""
+    kind on both backends (a unique violation is an `IntegrityError`); a connection lost or
+    a server going down as DatabaseUnavailable."""
+    if isinstance(error, _CONNECTION_LOST) and not isinstance(error, TimeoutError):
+        return DatabaseUnavailable(f"{type(error).__name__}: {error}")
     if isinstance(error, sqlite3.Error):
         return DBAPIError.instance(sql, None, error, sqlite3.Error, hide_parameters=True)
     if isinstance(error, asyncpg.IntegrityConstraintViolationError):

@@ -38,7 +38,7 @@ from sqlalchemy.exc import OperationalError
 from supportdesk.db import deadline
 from supportdesk.db.answers import register_functions
 from supportdesk.db.compiled import Compiled, ReadStatement, Statements, compile_statement
-from supportdesk.db.connection import Connection, translated
+from supportdesk.db.connection import Connection, DatabaseUnavailable, translated
 from supportdesk.db.postgres_pool import PostgresPool
 from supportdesk.db.reads import Read
 
@@ -253,7 +253,9 @@ class Database:
         try:
             driver = await self._pool.acquire()
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
-            raise translated(error, "CONNECT") from error
+            # Whatever stops a connection from being had: refused, timed out, the server
+            # starting, full, or the database or role missing.
+            raise DatabaseUnavailable(f"{type(error).__name__}: {error}") from error
         self._tell("shared", 1)
         return driver
 

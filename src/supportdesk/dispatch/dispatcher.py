@@ -41,6 +41,7 @@ from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.dispatch import outcomes, queue, shares
 from supportdesk.dispatch.client import Client, Reply
+from supportdesk.dispatch.failures import LoopFailures
 from supportdesk.dispatch.recorder import OutcomeRecorder
 from supportdesk.dispatch.signing import body_bytes, signed_headers, signing_keys
 from supportdesk.domain.attachments import remove_unattached
@@ -144,12 +145,14 @@ class Dispatcher:
         await self._client.close()
 
     async def _deliver(self) -> None:
+        failures = LoopFailures(logger, "Taking webhook deliveries")
         while not self._stopping:
             more = False
             try:
                 more = await self._take_batch()
-            except Exception:
-                logger.exception("Taking webhook deliveries failed; trying again shortly.")
+                failures.succeeded()
+            except Exception as error:
+                failures.failed(error)
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
             if more:
                 continue
@@ -348,11 +351,13 @@ class Dispatcher:
             logger.info("Webhook attempt failed.", extra={"fields": fields})
 
     async def _measure(self, metrics: DeliveryMetrics) -> None:
+        failures = LoopFailures(logger, "Reading the webhook queue's metrics")
         while not self._stopping:
             try:
                 metrics.waiting(*await queue.oldest_pending(self._db, now()))
-            except Exception:
-                logger.exception("Reading the webhook queue's metrics failed.")
+                failures.succeeded()
+            except Exception as error:
+                failures.failed(error)
             await asyncio.sleep(WAITING_SECONDS)
 
     async def _clean_up(self) -> None:

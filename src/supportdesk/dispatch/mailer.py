@@ -29,6 +29,7 @@ from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.dispatch import mail_queue
+from supportdesk.dispatch.failures import LoopFailures
 from supportdesk.dispatch.schedule import scheduled_wait
 from supportdesk.dispatch.smtp_url import SmtpServer, SmtpUrlError, smtp_server
 from supportdesk.domain.clock import now
@@ -116,9 +117,11 @@ class Mailer:
         await self._close_idle(0.0)
 
     async def _run(self) -> None:
+        failures = LoopFailures(logger, "Taking mail from the outbox")
         while not self._stopping:
             try:
                 taken = await mail_queue.take(self._db, now(), BATCH)
+                failures.succeeded()
                 if taken:
                     sent_at = await asyncio.gather(*(self._attempt(mail) for mail in taken))
                     await self._record_sent(list(zip(taken, sent_at, strict=True)))
@@ -126,8 +129,8 @@ class Mailer:
                         continue  # more may be due now; a part batch waits for the next look
                 else:
                     await self._close_idle(IDLE_SECONDS)
-            except Exception:
-                logger.exception("Taking mail from the outbox failed; trying again shortly.")
+            except Exception as error:
+                failures.failed(error)
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
             await asyncio.sleep(self._poll_seconds)
 

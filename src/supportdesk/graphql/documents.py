@@ -32,6 +32,7 @@ from graphql.language import Lexer
 from graphql.language.parser import Parser
 from graphql.validation import ValidationRule
 
+from supportdesk.db import DatabaseUnavailable
 from supportdesk.graphql.context import Context
 from supportdesk.graphql.cost import Cost, cost_of
 from supportdesk.graphql.errors import code_of
@@ -418,6 +419,9 @@ class DocumentRunner:
                 [_located(e, "BAD_USER_INPUT") for e in result.errors],
                 extensions=self.cost_extensions(cost),
             )
+        for error in result.errors or ():
+            if isinstance(error.original_error, DatabaseUnavailable):
+                raise error.original_error  # the whole request answers 503, to be retried
         body: dict[str, Any] = {}
         if result.errors:
             body["errors"] = [self.shape(error, context.request_id) for error in result.errors]

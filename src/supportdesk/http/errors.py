@@ -1,7 +1,8 @@
 """The last line of defence: an exception that escapes a route answers a JSON
 `INTERNAL_SERVER_ERROR` carrying the request id, never a traceback or Starlette's plain-text
-500, and is logged here in full. A client that went away mid-request is not an error: the
-access log records it (499)."""
+500, and is logged here in full. A database that cannot be reached answers 503 with
+Retry-After, which clients retry, and is logged in one line. A client that went away
+mid-request is not an error: the access log records it (499)."""
 
 from __future__ import annotations
 
@@ -11,21 +12,34 @@ import orjson
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from supportdesk.db import DatabaseUnavailable
 from supportdesk.http.logged_path import logged_path
 
 logger = logging.getLogger("supportdesk.http")
 
+UNAVAILABLE_MESSAGE = "The service cannot reach its database; try again shortly."
+# Seconds a client waits before it tries again when the database cannot be reached.
+UNAVAILABLE_RETRY_AFTER = "5"
 
-def internal_error_body(request_id: str | None) -> bytes:
+
+def internal_error_body(request_id: str | None, message: str = "Internal server error.") -> bytes:
     return orjson.dumps(
         {
             "errors": [
                 {
-                    "message": "Internal server error.",
+                    "message": message,
                     "extensions": {"code": "INTERNAL_SERVER_ERROR", "requestId": request_id},
                 }
             ]
         }
+    )
+
+
+def log_unavailable(error: DatabaseUnavailable, request_id: str | None, path: str) -> None:
+    logger.warning(
+        "database unavailable: %s",
+        error,
+        extra={"fields": {"request_id": request_id, "path": path}},
     )
 
 
@@ -49,23 +63,21 @@ class ErrorMaskingMiddleware:
             await self.app(scope, receive, send_and_note_start)
         except ClientDisconnect:
             raise  # nobody to answer, nothing broken
-        except Exception:
+        except Exception as error:
             request_id = scope.get("state", {}).get("request_id")
-            logger.exception(
-                "unhandled error",
-                extra={"fields": {"request_id": request_id, "path": logged_path(scope)}},
-            )
+            headers = [(b"content-type", b"application/json; charset=utf-8")]
+            if isinstance(error, DatabaseUnavailable):
+                log_unavailable(error, request_id, logged_path(scope))
+                status, body = 503, internal_error_body(request_id, UNAVAILABLE_MESSAGE)
+                headers.append((b"retry-after", UNAVAILABLE_RETRY_AFTER.encode()))
+            else:
+                logger.exception(
+                    "unhandled error",
+                    extra={"fields": {"request_id": request_id, "path": logged_path(scope)}},
+                )
+                status, body = 500, internal_error_body(request_id)
             if started:
                 return  # too late for another answer; the connection ends short
-            body = internal_error_body(request_id)
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 500,
-                    "headers": [
-                        (b"content-type", b"application/json; charset=utf-8"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})

@@ -1,8 +1,10 @@
 """Liveness and readiness.
 
-`/healthz` says the process answers. `/readyz` says it can serve: the database answers and,
-when the deployment shares state in Redis, Redis answers too; otherwise 503 naming the check
-that failed, so a load balancer sends traffic elsewhere.
+`/healthz` says the process answers. `/readyz` says it can serve: the database answers;
+otherwise 503, so a load balancer sends traffic elsewhere. Redis, when configured, is checked
+and reported, but its outage leaves the process ready ("degraded"): every process shares it,
+so a 503 would take them all out of the pool while each still serves, its rate limits and
+live signals falling back to its own.
 """
 
 from __future__ import annotations
@@ -34,10 +36,11 @@ async def readyz(request: Request) -> JSONResponse:
     checks = {"database": await _passes(state.db.ping())}
     if state.settings.redis_url:
         checks["redis"] = await _passes(state.limiter.ping())
-    ready = all(checks.values())
+    ready = checks["database"]
+    status = "unavailable" if not ready else "ok" if all(checks.values()) else "degraded"
     return JSONResponse(
         {
-            "status": "ok" if ready else "unavailable",
+            "status": status,
             "checks": {name: "ok" if ok else "unavailable" for name, ok in checks.items()},
         },
         status_code=200 if ready else 503,

@@ -84,15 +84,21 @@ class RedisSignals:
         self._sender.committed()
 
     async def listen(self, wake: Callable[[], None]) -> None:
+        lost = False  # said once an outage, not at every retry
         while True:
             try:
                 async with self._redis.pubsub() as pubsub:
                     await pubsub.subscribe(CHANNEL)
+                    if lost:
+                        logger.warning("Redis signals are back")
+                        lost = False
                     async for message in pubsub.listen():
                         if message.get("type") == "message":
                             wake()
             except Exception as error:
-                logger.warning("Redis signals lost (%s); retrying", type(error).__name__)
+                if not lost:
+                    logger.warning("Redis signals lost (%s); retrying", type(error).__name__)
+                lost = True
                 wake()  # what the lost signals said
                 await asyncio.sleep(RETRY_SECONDS)
 

@@ -13,6 +13,7 @@ import orjson
 from starlette.responses import Response
 
 from supportdesk.domain.errors import DomainError, ErrorCode
+from supportdesk.http.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER
 from supportdesk.http.requests import HttpProblem
 
 JSON = "application/json"
@@ -134,3 +135,14 @@ def method_not_allowed(allowed: str) -> RestError:
 def internal(request_id: str | None) -> RestError:
     """The unexpected, masked: the request id lets an operator find it in the log."""
     return RestError(500, "INTERNAL_SERVER_ERROR", "Internal server error.", request_id=request_id)
+
+
+def unavailable(request_id: str | None) -> RestError:
+    """The database out of reach: 503, which clients retry after Retry-After."""
+    return RestError(
+        503,
+        "INTERNAL_SERVER_ERROR",
+        UNAVAILABLE_MESSAGE,
+        headers={"Retry-After": UNAVAILABLE_RETRY_AFTER},
+        request_id=request_id,
+    )

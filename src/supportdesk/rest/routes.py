@@ -25,6 +25,7 @@ from starlette.types import Message, Receive, Scope, Send
 from supportdesk.auth.permissions import PERMISSIONS, is_allowed
 from supportdesk.auth.principal import Principal
 from supportdesk.config import Settings
+from supportdesk.db import DatabaseUnavailable
 from supportdesk.domain import issues
 from supportdesk.domain.attachments import attachments_of_messages
 from supportdesk.domain.audit import key_actor
@@ -33,6 +34,7 @@ from supportdesk.domain.ids import is_id_of
 from supportdesk.domain.pagination import MAX_PAGE_SIZE, PageRequest
 from supportdesk.http.access_log import access_record
 from supportdesk.http.admission import Admission
+from supportdesk.http.errors import log_unavailable
 from supportdesk.http.rate_limit import RateLimiter
 from supportdesk.http.requests import HttpProblem, read_json
 from supportdesk.rest import attachments, errors, schemas
@@ -78,14 +80,17 @@ class Endpoint:
                 response = await self.respond(request)
         except ClientDisconnect:
             raise  # nobody to answer
-        except Exception:
-            response = self._masked(request)
+        except Exception as error:
+            response = self._masked(request, error)
         await response(scope, receive, send)
 
-    def _masked(self, request: Request) -> Response:
+    def _masked(self, request: Request, error: Exception) -> Response:
         """As ErrorMaskingMiddleware does, in the REST shape: logged in full before the
-        masked answer goes out."""
+        masked answer goes out; a database out of reach in one line, answered 503."""
         request_id = request.state.request_id
+        if isinstance(error, DatabaseUnavailable):
+            log_unavailable(error, request_id, request.url.path)
+            return errors.unavailable(request_id).response()
         fields = {"request_id": request_id, "path": request.url.path}
         logger.exception("unhandled error", extra={"fields": fields})
         return errors.internal(request_id).response()
