@@ -11,7 +11,7 @@ import zipfile
 import pytest
 from sqlalchemy import func, select
 
-from supportdesk.db.tables import attachments
+from supportdesk.db.tables import attachments, message_emails
 from tests.email.conftest import MailboxFixture
 from tests.email.doors import post_mail, smtp_send
 from tests.email.kept import kept_mail
@@ -234,3 +234,51 @@ def test_mail_that_would_cost_the_parser_seconds_is_parked_unread(
     [kept] = kept_mail(mailbox)
     assert (kept.status, kept.reason, kept.raw) == ("parked", reason, raw)
     assert threads(mailbox) == []
+
+
+def _kept_html(mailbox: MailboxFixture) -> list[str | None]:
+    server = mailbox.workspace.server
+    query = (
+        select(message_emails.c.html)
+        .where(message_emails.c.workspace_id == mailbox.workspace.id)
+        .order_by(message_emails.c.id)
+    )
+
+    async def read() -> list[str | None]:
+        async with server.db.read() as connection:
+            return [row[0] for row in await connection.execute(query)]
+
+    return server.call(read())
+
+
+def test_html_nested_too_deep_to_sanitise_is_filed_without_it(
+    mailbox: MailboxFixture, smtp_port: int
+) -> None:
+    # 200,000 levels (2.2 MB): sanitising it took minutes of a worker's CPU, and every
+    # retry of the sender paid again. The text part stands for it; a shallow HTML is kept.
+    deep = ("<div>" * 100 + "\n") * 2_000 + "Deep" + ("</div>" * 100 + "\n") * 2_000
+    shallow = "<div><p>Hello <b>there</b></p></div>"
+    for number, html in enumerate((deep, shallow)):
+        headers = _headers(
+            mailbox,
+            **{
+                "Content-Type": "multipart/alternative; boundary=b",
+                "Message-ID": f"<nested-{number}@customer.test>",
+                "Subject": f"Nested {number}",
+            },
+        )
+        body = (
+            "--b\nContent-Type: text/plain\n\nThe text part.\n"
+            f"--b\nContent-Type: text/html\n\n{html}\n--b--\n"
+        )
+        raw = _mail(headers, body).replace(b"\n", b"\r\n")
+        assert smtp_send(smtp_port, "eve@customer.test", [mailbox.address], raw) == {}
+
+    assert [kept.status for kept in kept_mail(mailbox)] == ["created", "created"]
+    assert [issue["messages"]["edges"][0]["node"]["body"] for issue in threads(mailbox)] == [
+        "The text part.",
+        "The text part.",
+    ]
+    deep_html, shallow_html = _kept_html(mailbox)
+    assert deep_html is None
+    assert shallow_html is not None and "<b>there</b>" in shallow_html

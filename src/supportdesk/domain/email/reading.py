@@ -332,7 +332,7 @@ def _read(raw: bytes) -> ReadMail:
         recipients=_recipients(mail),
         answers=answers[:50],
         text=text,
-        html=sanitised_html(html) if html else None,
+        html=sanitised_html(html) if html else None,  # None too when nested too deep
         files=tuple(body.files),
         automatic=_automatic_signs(mail, report),
         is_delivery_report=report,
