@@ -144,6 +144,9 @@ class Settings(BaseSettings):
     imap_poll_seconds: float = Field(default=60, gt=0)
     imap_timeout_seconds: float = Field(default=30, gt=0)
     imap_ca_file: str | None = None
+    # Loopback and private addresses for mailboxes' IMAP servers (a server inside your own
+    # network); as for webhooks, link-local, multicast and unspecified ones never are.
+    imap_allow_private: bool = False
 
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod

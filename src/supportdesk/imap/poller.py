@@ -32,6 +32,7 @@ from supportdesk.db import Database
 from supportdesk.db.connection import Connection
 from supportdesk.domain.email.intake import MailIntake
 from supportdesk.domain.email.pipeline import MailboxGone
+from supportdesk.domain.webhooks.address_policy import UnsafeUrl, resolve_checked
 from supportdesk.imap.checkpoints import (
     Polled,
     advance,
@@ -69,6 +70,7 @@ class ImapPoller:
         self._poll_seconds = poll_seconds or settings.imap_poll_seconds
         self._timeout = settings.imap_timeout_seconds
         self._ca_file = settings.imap_ca_file
+        self._allow_private = settings.imap_allow_private
         self._intake = MailIntake(
             db,
             server_key,
@@ -166,11 +168,29 @@ class ImapPoller:
 
     async def _poll(self, found: Polled) -> None:
         source = imap_source((await self._secret_box()).open(found.sealed_url))
+        await self._check_address(source)
         session = await asyncio.to_thread(self._session, source)
         try:
             await self._take_new(found, session)
         finally:
             await asyncio.to_thread(session.close)
+
+    async def _check_address(self, source: ImapSource) -> None:
+        """A mailbox's URL is a workspace's to choose and the server connects to it: the
+        webhooks' address policy keeps it from the host's own services, the private network
+        and cloud metadata. The name is resolved again as the session connects; a name that
+        changes its answer meanwhile (DNS rebinding) reaches only a server that speaks IMAP
+        over TLS with a certificate trusted for that name."""
+        try:
+            await resolve_checked(source.host, source.port, self._allow_private)
+        except UnsafeUrl as refused:
+            reason = refused.reason.replace("the URL's host", "the IMAP server")
+            hint = (
+                ""
+                if self._allow_private
+                else "; SUPPORTDESK_IMAP_ALLOW_PRIVATE allows private ones"
+            )
+            raise PollFailed(f"not polled: {reason}{hint}") from None
 
     def _session(self, source: ImapSource) -> ImapSession:
         try:

@@ -157,7 +157,8 @@ def accounts(imap_server: RunningServer, dovecot: Dovecot) -> Iterator[list[Imap
 @contextmanager
 def polling(server: RunningServer, **settings: Any) -> Iterator[ImapPoller]:
     """The dispatcher role's poller, on the server's loop, until the block ends."""
-    configured = server.settings.model_copy(update=settings)
+    # The tests' Dovecot listens on 127.0.0.1.
+    configured = server.settings.model_copy(update={"imap_allow_private": True, **settings})
     key = ServerKey(configured.secret_key, server.db)
     poller = ImapPoller(server.db, configured, key)
     server.call(poller.start())

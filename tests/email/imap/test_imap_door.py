@@ -13,11 +13,12 @@ import pytest
 from sqlalchemy import select
 
 from supportdesk.db.tables import mailboxes
+from tests.conftest import make_workspace
 from tests.dispatch.helpers import eventually
 from tests.email.imap.conftest import POLL_SECONDS, ImapAccount, new_account, polling
 from tests.email.imap.dovecot import Dovecot
 from tests.email.kept import Kept, kept_mail
-from tests.graphql.mailboxes.helpers import create_payload
+from tests.graphql.mailboxes.helpers import create_payload, new_mailbox
 from tests.servers import RunningServer
 
 IMAP_LOG = "supportdesk.imap"
@@ -264,3 +265,54 @@ def test_imap_urls_take_starttls_and_show_no_password(
     for bad in ("imaps://u:p@host/INBOX?starttls=true", "imap://u:p@host/INBOX?verify=no"):
         payload = create_payload(api, imapUrl=bad)
         assert payload["error"]["fields"] == [{"field": "imapUrl", "code": "INVALID"}], bad
+
+
+def test_a_private_or_link_local_imap_server_is_not_polled(
+    imap_server: RunningServer,
+    dovecot: Dovecot,
+    accounts: list[ImapAccount],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The tests' Dovecot is on 127.0.0.1: without the deployment's leave, a workspace's
+    # mailbox may not make the server connect there, nor to a metadata address ever.
+    account = new_account(imap_server, dovecot)
+    accounts.append(account)
+    account.append(mail(account, "Never read"))
+    api = make_workspace(imap_server).client()
+    metadata = new_mailbox(api, imapUrl="imaps://u:p@169.254.169.254/INBOX")["mailbox"]["id"]
+
+    try:
+        _poll_both(imap_server, account, metadata, caplog)
+    finally:
+        api.ok("mutation($id: ID!) { deleteMailbox(id: $id) { error { code } } }", {"id": metadata})
+
+    said = [r.getMessage() for r in caplog.records if r.name == IMAP_LOG]
+    refused = [line for line in said if account.mailbox.id in line and "failure" in line]
+    assert refused and all(
+        "not polled: the IMAP server is not a public address" in line for line in refused
+    )
+    assert any(
+        metadata in line and "the IMAP server is a link-local address" in line for line in said
+    )
+    assert subjects(account) == ["Never read"]
+
+
+def _poll_both(
+    imap_server: RunningServer,
+    account: ImapAccount,
+    metadata: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with polling(imap_server, imap_allow_private=False):
+        eventually(
+            lambda: [r for r in caplog.records if account.mailbox.id in r.getMessage()
+                     and "failure 2;" in r.getMessage()],
+            what="two refusals",
+        )  # fmt: skip
+    with polling(imap_server):  # private addresses allowed, link-local still not
+        eventually(
+            lambda: [r for r in caplog.records if metadata in r.getMessage()
+                     and "failure 1;" in r.getMessage()],
+            what="a refusal",
+        )  # fmt: skip
+        kept_count(account, 1)
