@@ -303,7 +303,7 @@ def test_the_smtp_listener_and_the_mail_it_took_are_shown(
     ("smtp_url", "shown"),
     [
         (
-            "smtp://mailer:s3cret-pw@relay.example.com:587",
+            "smtp://mailer:s3cret-pw@relay.example.com:587?starttls=true",
             "Replies go out by mail through <code>smtp://mailer:***@relay.example.com:587</code>.",
         ),
         ("https://relay.example.com", "Replies are not sent: SUPPORTDESK_SMTP_URL must be"),

@@ -48,6 +48,12 @@ def smtp_server(url: str) -> SmtpServer:
     if starttls not in TRUE | FALSE:
         raise SmtpUrlError("starttls in SUPPORTDESK_SMTP_URL is true or false")
     tls = parts.scheme == "smtps"
+    if parts.password and not tls and starttls not in TRUE:
+        # aiosmtplib would log in over the bare connection: the password in clear.
+        raise SmtpUrlError(
+            "SUPPORTDESK_SMTP_URL holds a password: use smtps://, or smtp://…?starttls=true,"
+            " so that it never crosses in clear"
+        )
     return SmtpServer(
         host=parts.hostname,
         port=port or (465 if tls else 25),

@@ -166,7 +166,15 @@ def test_the_smtp_urls_password_is_never_shown() -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["http://u:secret@host", "smtp://", "smtp://u:secret@host:99999", "smtp://h?starttls=x"]
+    "url",
+    [
+        "http://u:secret@host",
+        "smtp://",
+        "smtp://u:secret@host:99999",
+        "smtp://h?starttls=x",
+        "smtp://u:secret@host:587",  # the password would cross in clear
+        "smtp://u:secret@host:587?starttls=false",
+    ],
 )
 def test_a_bad_smtp_url_is_refused_without_its_password(url: str) -> None:
     with pytest.raises(SmtpUrlError) as refused:
