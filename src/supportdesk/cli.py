@@ -8,10 +8,13 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from alembic.util.exc import CommandError
 from pydantic import ValidationError
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from supportdesk.config import Settings
@@ -26,8 +29,18 @@ from supportdesk.domain.workspaces import get_workspace, init_workspace
 T = TypeVar("T")
 
 
-def _settings(database_url: str | None) -> Settings:
-    return Settings(database_url=database_url) if database_url else Settings()
+def _settings(database_url: str | None = None) -> Settings:
+    """The settings from the environment (and `--database-url`); a wrong one is named in
+    one line per problem, not a traceback."""
+    try:
+        return Settings(database_url=database_url) if database_url else Settings()
+    except ValidationError as error:
+        problems = [
+            f"SUPPORTDESK_{'_'.join(map(str, e['loc'])).upper()}:"
+            f" {e['msg'].removeprefix('Value error, ')}"
+            for e in error.errors()
+        ]
+        raise click.ClickException("\n".join(problems)) from None
 
 
 @contextmanager
@@ -51,7 +64,13 @@ def _clear_errors() -> Iterator[None]:
 
 def _upgrade(settings: Settings) -> None:
     with _clear_errors():
-        upgrade(settings.database_url)
+        try:
+            upgrade(settings.database_url)
+        except CommandError as error:  # a revision this release does not know
+            raise click.ClickException(
+                f"{error}: the database's schema is newer than this release; run the"
+                " release that migrated it (or a later one)."
+            ) from None
 
 
 def _require_migrated(settings: Settings) -> None:
@@ -110,8 +129,20 @@ def main() -> None:
 def migrate(database_url: str | None) -> None:
     """Bring the database schema up to date."""
     settings = _settings(database_url)
+    new_file = _sqlite_file(settings)
+    existed = new_file is None or new_file.exists()
     _upgrade(settings)
+    if not existed:
+        click.echo(f"Created a new database: {new_file}")
     click.echo("Database is up to date.")
+
+
+def _sqlite_file(settings: Settings) -> Path | None:
+    """The SQLite database's file; None on PostgreSQL or in memory."""
+    database = make_url(settings.database_url).database
+    if not settings.is_sqlite or not database or database == ":memory:":
+        return None
+    return Path(database).absolute()
 
 
 def settings_url(base_url: str) -> str:
@@ -177,22 +208,9 @@ def init(
     _emit(as_json, data, text)
 
 
-def _served_settings() -> Settings:
-    """The settings from the environment; a wrong one is named in one line per problem."""
-    try:
-        return Settings()
-    except ValidationError as error:
-        problems = [
-            f"SUPPORTDESK_{'_'.join(map(str, e['loc'])).upper()}:"
-            f" {e['msg'].removeprefix('Value error, ')}"
-            for e in error.errors()
-        ]
-        raise click.ClickException("\n".join(problems)) from None
-
-
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option(
     "--workers",
     default=None,
@@ -243,7 +261,7 @@ def serve(
         os.environ["SUPPORTDESK_METRICS_PORT"] = str(metrics_port)
     if smtp_port is not None:
         os.environ["SUPPORTDESK_SMTP_LISTEN"] = f"{host}:{smtp_port}"
-    settings = _served_settings()
+    settings = _settings()
     _require_migrated(settings)
     # Without Redis each worker counts requests on its own: one worker unless asked, so that
     # a key's 601st request in a minute is refused (docs/http-and-limits.md).
@@ -290,7 +308,7 @@ def dispatch(database_url: str | None) -> None:
 
     if database_url:
         os.environ["SUPPORTDESK_DATABASE_URL"] = database_url
-    settings = _served_settings()
+    settings = _settings()
     _require_migrated(settings)
     logging.config.dictConfig(logging_config(json_lines=settings.log_json))
     click.echo("supportdesk delivering webhooks (SIGTERM or Ctrl-C stops)", err=True)

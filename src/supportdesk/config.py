@@ -13,12 +13,18 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/supportdesk.db"
 
 
 def normalise_database_url(url: str) -> str:
-    """Accept the URLs operators write and pick the async driver we ship."""
+    """Accept the URLs operators write and pick the async driver we ship; ValueError for a
+    database of another kind (it would otherwise be taken for PostgreSQL)."""
     for plain in ("postgresql://", "postgres://", "postgresql+psycopg://"):
         if url.startswith(plain):
             return "postgresql+asyncpg://" + url[len(plain) :]
     if url.startswith("sqlite://") and not url.startswith("sqlite+aiosqlite://"):
         return "sqlite+aiosqlite://" + url[len("sqlite://") :]
+    if not url.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+        raise ValueError(
+            "SQLite (sqlite:///path/to/file.db) or PostgreSQL"
+            " (postgresql://user@host:5432/database) only"
+        )
     return url
 
 
@@ -170,6 +176,13 @@ class Settings(BaseSettings):
     @classmethod
     def _driver(cls, value: str) -> str:
         return normalise_database_url(value)
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("redis://host:6379/0, rediss://… (TLS) or unix:///path.sock")
+        return value
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod
