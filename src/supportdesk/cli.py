@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
+from supportdesk.auth.passwords import FAST_TEST_HASHES
 from supportdesk.config import Settings
 from supportdesk.db import Database
 from supportdesk.db.migrate import upgrade
@@ -283,6 +284,12 @@ def serve(
         click.echo(
             "FORWARDED_ALLOW_IPS is not read: X-Forwarded-For is believed from"
             " SUPPORTDESK_TRUSTED_PROXIES (--trusted-proxies) only.",
+            err=True,
+        )
+    if FAST_TEST_HASHES:
+        click.echo(
+            "SUPPORTDESK_TEST_FAST_PASSWORD_HASHES is set: passwords are hashed with Argon2's"
+            " cheapest parameters, for the test suite only. Unset it.",
             err=True,
         )
     warning = server.connection_budget_warning(settings, count)

@@ -152,3 +152,21 @@ def test_a_port_in_use_is_named_with_what_to_do_not_a_traceback(
     assert f"Error: Cannot listen on 127.0.0.1:{port}: Address already in use." in result.stderr
     assert "--port" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_serve_warns_when_passwords_are_hashed_for_the_tests(
+    fresh_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The suite hashes with Argon2's cheapest parameters; a deployment must never.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        supportdesk("migrate", database_url=fresh_database, cwd=tmp_path)
+        monkeypatch.setenv("SUPPORTDESK_TEST_FAST_PASSWORD_HASHES", "1")
+        fast = supportdesk("serve", "--port", port, database_url=fresh_database, cwd=tmp_path)
+        monkeypatch.setenv("SUPPORTDESK_TEST_FAST_PASSWORD_HASHES", "0")
+        real = supportdesk("serve", "--port", port, database_url=fresh_database, cwd=tmp_path)
+
+    assert "SUPPORTDESK_TEST_FAST_PASSWORD_HASHES is set" in fast.stderr
+    assert "SUPPORTDESK_TEST_FAST_PASSWORD_HASHES" not in real.stderr
