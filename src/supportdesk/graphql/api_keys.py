@@ -53,8 +53,11 @@ class ApiKey(Node):
 @strawberry.input
 class CreateApiKeyInput:
     machine_user_id: strawberry.ID
-    name: str
-    scopes: list[str]
+    # Nullable, as every required value of an input: a missing one comes back in `error`.
+    name: str | None = strawberry.field(default=None, description="Required; up to 100 characters.")
+    scopes: list[str] | None = strawberry.field(
+        default=None, description="Required: at least one scope."
+    )
     expires_at: datetime | None = None
 
 

@@ -62,7 +62,9 @@ class MachineUser(Node):
 
 @strawberry.input
 class CreateMachineUserInput:
-    name: str
+    name: str | None = strawberry.field(
+        default=None, description="Required; unique in the workspace, any case."
+    )
     description: str | None = None
 
 

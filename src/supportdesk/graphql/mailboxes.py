@@ -49,7 +49,9 @@ class Mailbox(Node):
 
 @strawberry.input
 class CreateMailboxInput:
-    address: str
+    address: str | None = strawberry.field(
+        default=None, description="Required; one mailbox of one workspace has it."
+    )
     name: str | None = None
     acknowledge: bool | None = strawberry.field(default=None, description="Default false.")
     imap_url: str | None = strawberry.field(

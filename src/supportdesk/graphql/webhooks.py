@@ -139,7 +139,7 @@ class WebhookEndpoint(Node):
 
 @strawberry.input
 class CreateWebhookEndpointInput:
-    url: str
+    url: str | None = strawberry.field(default=None, description="Required: https://…")
     description: str | None = None
     event_types: list[str] | None = strawberry.field(
         default=None, description="Empty or absent: every type."

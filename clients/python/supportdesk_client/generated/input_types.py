@@ -70,8 +70,10 @@ class CreateAccountInput(BaseModel):
 
 class CreateApiKeyInput(BaseModel):
     machine_user_id: str
-    name: str
-    scopes: list[str]
+    name: Optional[str] = None
+    "Required; up to 100 characters."
+    scopes: Optional[list[str]] = None
+    "Required: at least one scope."
     expires_at: Optional[datetime] = None
 
 
@@ -139,12 +141,14 @@ class CreateLabelInput(BaseModel):
 
 
 class CreateMachineUserInput(BaseModel):
-    name: str
+    name: Optional[str] = None
+    "Required; unique in the workspace, any case."
     description: Optional[str] = None
 
 
 class CreateMailboxInput(BaseModel):
-    address: str
+    address: Optional[str] = None
+    "Required; one mailbox of one workspace has it."
     name: Optional[str] = None
     acknowledge: Optional[bool] = None
     "Default false."
@@ -166,7 +170,8 @@ class CreateMemberInput(BaseModel):
 
 
 class CreateWebhookEndpointInput(BaseModel):
-    url: str
+    url: Optional[str] = None
+    "Required: https://…"
     description: Optional[str] = None
     event_types: Optional[list[str]] = None
     "Empty or absent: every type."
@@ -200,7 +205,7 @@ class IssueFilter(BaseModel):
     assignee_id: Optional[str] = None
     "Issues assigned to this member or machine user."
     unassigned: Optional[bool] = None
-    "`true`: issues assigned to nobody."
+    "`true`: issues assigned to nobody; `false`: to someone."
     query: Optional[str] = None
     "Full-text search over the subject and every message, internal notes included: every word must match (stemmed). Up to 500 characters and 32 words. The list is then ordered by relevance, then creation, unless `orderBy` says otherwise."
 
