@@ -64,4 +64,4 @@ def test_a_contact_cannot_join_another_workspaces_account(
 
     assert linked_by_domain["account"] is None  # domains match only within a workspace
     assert foreign_answer.body == missing_answer.body
-    assert foreign_answer.data["updateContact"]["error"]["code"] == "NOT_FOUND"
+    assert foreign_answer.data["updateContact"]["error"]["code"] == "VALIDATION_FAILED"

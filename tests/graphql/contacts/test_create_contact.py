@@ -69,7 +69,7 @@ def test_an_explicit_account_wins_over_the_domain(api: GraphQLClient) -> None:
     assert contact["account"]["id"] == partner["id"]
 
 
-def test_an_unknown_account_is_not_found_and_nothing_is_written(api: GraphQLClient) -> None:
+def test_an_unknown_account_is_unknown_and_nothing_is_written(api: GraphQLClient) -> None:
     for account_id in (
         "acc_01JD0000000000000000000000",  # well-formed, of nothing
         "ct_01JD0000000000000000000000",  # well-formed, another type
@@ -78,12 +78,12 @@ def test_an_unknown_account_is_not_found_and_nothing_is_written(api: GraphQLClie
         payload = create_contact_payload(api, email="new@example.com", accountId=account_id)
 
         assert payload["contact"] is None, account_id
-        assert payload["error"]["code"] == "NOT_FOUND", account_id
-        assert payload["error"]["fields"] == [{"field": "accountId", "code": "INVALID"}]
+        assert payload["error"]["code"] == "VALIDATION_FAILED", account_id
+        assert payload["error"]["fields"] == [{"field": "accountId", "code": "UNKNOWN"}]
     assert api.ok(COUNT)["contacts"]["totalCount"] == 0
 
 
-def test_an_account_of_another_workspace_is_not_found(
+def test_an_account_of_another_workspace_is_unknown(
     api: GraphQLClient, other_workspace: WorkspaceFixture
 ) -> None:
     foreign = new_account(other_workspace.client(), name="Theirs")
@@ -93,7 +93,7 @@ def test_an_account_of_another_workspace_is_not_found(
     nobody = create_contact_payload(api, email="a@example.com", accountId=missing)
 
     assert theirs == nobody
-    assert theirs["error"]["code"] == "NOT_FOUND"
+    assert theirs["error"]["code"] == "VALIDATION_FAILED"
 
 
 BAD_INPUT = [

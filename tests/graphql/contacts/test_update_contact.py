@@ -88,7 +88,7 @@ def test_moving_to_another_domain_moves_to_that_domains_account(api: GraphQLClie
     assert explicit["contact"]["account"]["id"] == partner["id"]
 
 
-def test_an_unknown_account_is_not_found_and_nothing_changes(
+def test_an_unknown_account_is_unknown_and_nothing_changes(
     api: GraphQLClient, other_workspace: WorkspaceFixture
 ) -> None:
     contact = new_contact(api, email="jen@example.com")
@@ -97,8 +97,8 @@ def test_an_unknown_account_is_not_found_and_nothing_changes(
     payload = update_contact(api, contact["id"], name="Jen", accountId=foreign["id"])
 
     assert payload["contact"] is None
-    assert payload["error"]["code"] == "NOT_FOUND"
-    assert payload["error"]["fields"] == [{"field": "accountId", "code": "INVALID"}]
+    assert payload["error"]["code"] == "VALIDATION_FAILED"
+    assert payload["error"]["fields"] == [{"field": "accountId", "code": "UNKNOWN"}]
     assert account_of_contact(api, contact["id"]) is None
 
 

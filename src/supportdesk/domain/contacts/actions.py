@@ -43,10 +43,12 @@ def _email_taken() -> DomainError:
 
 
 def _unknown_account() -> DomainError:
+    # An id given as a value (not the object acted on): UNKNOWN, as an unknown label or
+    # assignee is.
     return DomainError(
-        ErrorCode.NOT_FOUND,
-        "Account not found.",
-        [FieldError("accountId", FieldCode.INVALID)],
+        ErrorCode.VALIDATION_FAILED,
+        "accountId names no account of this workspace.",
+        [FieldError("accountId", FieldCode.UNKNOWN)],
     )
 
 
