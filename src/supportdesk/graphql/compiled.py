@@ -430,6 +430,7 @@ def _bind_page(bound: _Bound, argued: _Argued, values: dict[str, Any], context: 
     for name, allowed in NARROWING_VALUES.items():
         value = values.get(name)
         if value is not None:
+            value = value.strip().lower()  # any case, as every status-like value
             if value not in allowed:
                 raise InvalidArgument(f"`{name}` is not one of its values.")
             bound.bind(argued.number, name, value)

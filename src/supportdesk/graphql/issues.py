@@ -171,6 +171,7 @@ class Issue(Node):
             return connection_of(
                 info.context.cursors, page, [Message.of(m) for m in page.items], count
             )
+        visibility = visibility.strip().lower()  # any case, as every status-like value
         if visibility not in issues.VISIBILITIES:
             raise InvalidArgument("`visibility` is `public` or `internal`.")
         page = await loaders.messages.load((self.id, request, visibility))

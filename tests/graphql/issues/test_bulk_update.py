@@ -107,6 +107,7 @@ def test_the_input_is_checked_first(workspace: WorkspaceFixture) -> None:
     cases = [
         ({"ids": []}, [{"field": "ids", "code": "REQUIRED"}]),
         ({"ids": [f"iss_{n}" for n in range(101)]}, [{"field": "ids", "code": "INVALID"}]),
+        ({"ids": ids * 101}, [{"field": "ids", "code": "INVALID"}]),  # repeats count
         ({"ids": ids, "status": "done"}, [{"field": "status", "code": "INVALID"}]),
         (
             {"ids": ids, "addLabelIds": ["lbl_unknown"]},

@@ -65,12 +65,15 @@ def test_messages_of_one_visibility_are_listed_and_counted(workspace: WorkspaceF
     notes = thread(api, issue_id, "internal")
     public = thread(api, issue_id, "public")
     wrong = api(THREAD, {"id": issue_id, "visibility": "secret"})
+    # Any case, as statuses are; the second read of a document is the compiled path's.
+    shouted = [thread(api, issue_id, "INTERNAL") for _ in range(2)]
 
     assert [m["node"]["body"] for m in notes["edges"]] == ["note 1", "note 2"]
     assert notes["totalCount"] == 2
     assert [m["node"]["body"] for m in public["edges"]] == ["Help!", "reply"]
     assert public["totalCount"] == 2
     assert wrong.codes == ["BAD_USER_INPUT"]
+    assert shouted == [notes, notes]
 
 
 def test_each_message_names_its_author(workspace: WorkspaceFixture) -> None:

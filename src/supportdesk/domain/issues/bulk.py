@@ -72,7 +72,7 @@ def _checked_input(change: BulkChange) -> tuple[list[str], str | None, str | Non
     ids = list(dict.fromkeys(str(issue_id) for issue_id in change.ids))
     if not ids:
         check.fail("ids", FieldCode.REQUIRED)
-    elif len(ids) > MAX_IDS:
+    elif len(change.ids) > MAX_IDS:  # as given: repeats do not make room for more
         check.fail("ids", FieldCode.INVALID)
     status = normalised_status(check, change.status)
     priority = normalised_priority(check, change.priority)
