@@ -1263,6 +1263,20 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
@@ -1455,6 +1469,20 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
@@ -1520,6 +1548,20 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
@@ -1585,6 +1627,20 @@ class AsyncGraphQLClient(AsyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }

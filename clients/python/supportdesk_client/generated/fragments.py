@@ -170,7 +170,34 @@ class MessageFields(BaseModel):
     visibility: str
     channel: str
     created_at: datetime
+    author: Optional[
+        Annotated[
+            Union[
+                "MessageFieldsAuthorContact",
+                "MessageFieldsAuthorMachineUser",
+                "MessageFieldsAuthorMember",
+            ],
+            Field(discriminator="typename__"),
+        ]
+    ]
     attachments: Optional[list["MessageFieldsAttachments"]]
+
+
+class MessageFieldsAuthorContact(BaseModel):
+    typename__: Literal["Contact"] = Field(alias="__typename")
+    id: str
+
+
+class MessageFieldsAuthorMachineUser(BaseModel):
+    typename__: Literal["MachineUser"] = Field(alias="__typename")
+    id: str
+    name: Optional[str]
+
+
+class MessageFieldsAuthorMember(BaseModel):
+    typename__: Literal["Member"] = Field(alias="__typename")
+    id: str
+    name: Optional[str]
 
 
 class MessageFieldsAttachments(AttachmentFields):

@@ -1263,6 +1263,20 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
@@ -1455,6 +1469,20 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
@@ -1518,6 +1546,20 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
@@ -1583,6 +1625,20 @@ class SyncGraphQLClient(SyncBaseClient):
               visibility
               channel
               createdAt
+              author {
+                __typename
+                ... on Contact {
+                  id
+                }
+                ... on Member {
+                  id
+                  name
+                }
+                ... on MachineUser {
+                  id
+                  name
+                }
+              }
               attachments {
                 ...AttachmentFields
               }
