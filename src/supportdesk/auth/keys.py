@@ -17,7 +17,6 @@ BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 STANDARD_PREFIX = "svc_mk_"
 LEGACY_PREFIX = "svc_live_"
 RANDOM_LENGTH = 32
-CHECKSUM_LENGTH = 6
 KEY_PREFIX_LENGTH = 12
 
 KeyKind = Literal["standard", "legacy"]

@@ -17,7 +17,6 @@ from supportdesk.domain.errors import DomainError, ErrorCode, FieldCode
 from supportdesk.domain.mailboxes import Mailbox
 from supportdesk.domain.mailboxes.imap_url import MASK, MAX_URL, parsed_imap_url
 
-MAX_ADDRESS = 254
 MAX_NAME = 200
 _FIELD_NAMES = {"imapUrl": "imap_url"}
 _FIELD_MESSAGES: dict[tuple[str, str], str] = {

@@ -12,7 +12,6 @@ from supportdesk.db import Database
 from supportdesk.db.tables import events, webhook_deliveries, workspaces
 from supportdesk.domain.ids import first_id_at
 
-DEFAULT_RETENTION_DAYS = 30
 BATCH = 1_000
 # Deliveries are removed workspace by workspace, from the list of every workspace.
 _EVERY_WORKSPACE = select(workspaces.c.id).prefix_with("/* retention: every workspace */")

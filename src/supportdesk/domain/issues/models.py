@@ -54,7 +54,6 @@ class Message:
 API = "api"
 INBOX = "inbox"
 EMAIL = "email"
-CHANNELS = (API, INBOX, EMAIL)
 
 
 @dataclass(frozen=True, slots=True)

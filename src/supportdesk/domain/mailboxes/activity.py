@@ -13,9 +13,6 @@ from supportdesk.db import Database
 from supportdesk.db.tables import inbound_emails, mailboxes
 from supportdesk.domain.clock import now
 
-# The doors mail comes in by, as `inbound_emails.door` names them.
-DOORS = ("smtp", "imap", "http")
-
 
 @dataclass(frozen=True, slots=True)
 class DoorActivity:
