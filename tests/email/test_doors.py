@@ -8,7 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from supportdesk.smtp.listener import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT
+from supportdesk.smtp.listener import (
+    MAX_REFUSED_RECIPIENTS,
+    MAX_SESSIONS,
+    MAX_SESSIONS_PER_CLIENT,
+)
 from tests.email.conftest import MailboxFixture
 from tests.email.doors import addressed, post_mail, smtp_send
 from tests.email.kept import kept_mail
@@ -21,6 +25,21 @@ pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
 def _plain(mailbox: MailboxFixture) -> bytes:
     return addressed((CORPUS / "plain_new.eml").read_bytes(), mailbox).replace(b"\n", b"\r\n")
+
+
+def test_a_session_guessing_recipients_is_closed(mailbox: MailboxFixture, smtp_port: int) -> None:
+    client = smtplib.SMTP("127.0.0.1", smtp_port, timeout=10)
+    client.ehlo()
+    client.mail("eve@customer.test")
+
+    codes = [client.rcpt(f"guess{n}@{mailbox.domain}")[0] for n in range(MAX_REFUSED_RECIPIENTS)]
+    with pytest.raises(smtplib.SMTPServerDisconnected):
+        client.noop()  # the server closed the session
+    client.close()
+
+    assert codes == [550] * (MAX_REFUSED_RECIPIENTS - 1) + [421]
+    # A new session is welcome, and mail for the mailbox is taken.
+    assert smtp_send(smtp_port, "alice@customer.test", [mailbox.address], _plain(mailbox)) == {}
 
 
 def test_a_stranger_recipient_is_refused_at_rcpt(mailbox: MailboxFixture, smtp_port: int) -> None:

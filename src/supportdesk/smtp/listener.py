@@ -5,7 +5,9 @@ takes at most MAX_RECIPIENTS recipients (RFC 5321's minimum), each looked up onc
 
 Anyone who reaches the port may connect, and aiosmtpd holds a message in memory while it
 arrives, so a worker holds at most MAX_SESSIONS sessions, MAX_SESSIONS_PER_CLIENT of one
-address; the next is answered 421 and closed, and the sending server tries again later.
+address; the next is answered 421 and closed, and the sending server tries again later. A
+session that names MAX_REFUSED_RECIPIENTS unknown recipients is closed with 421: each costs
+a look-up, and a sender that guesses addresses has no more to learn here.
 
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
@@ -32,6 +34,8 @@ ACCEPTED = "250 2.0.0 Message accepted"
 TOO_MANY_RECIPIENTS = "452 4.5.3 Too many recipients"
 BUSY = b"421 4.7.0 Too many connections; try again later\r\n"
 MAX_RECIPIENTS = 100
+MAX_REFUSED_RECIPIENTS = 20
+TOO_MANY_REFUSED = "421 4.7.0 Too many unknown recipients; closing"
 MAX_SESSIONS = 100
 MAX_SESSIONS_PER_CLIENT = 20
 
@@ -54,6 +58,12 @@ class InboundHandler:
             return TOO_MANY_RECIPIENTS
         mailbox = await mailbox_for_recipient(self.intake.db, address)
         if mailbox is None:
+            if isinstance(server, CountedSMTP) and server.refused_one():
+                transport = server.transport
+                if transport is not None:
+                    # Closed once the answer is written: close() sends what is buffered.
+                    asyncio.get_running_loop().call_soon(transport.close)
+                return TOO_MANY_REFUSED
             return REFUSED_RECIPIENT
         envelope.rcpt_tos.append(address)
         _mailboxes(envelope)[address] = mailbox
@@ -122,6 +132,12 @@ class CountedSMTP(SMTP):
         super().__init__(handler, **options)
         self._sessions = sessions
         self._client: str | None = None
+        self._refused = 0
+
+    def refused_one(self) -> bool:
+        """Count a refused recipient; True once the session has named too many."""
+        self._refused += 1
+        return self._refused >= MAX_REFUSED_RECIPIENTS
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
