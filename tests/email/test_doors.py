@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from supportdesk.smtp.listener import (
+    MAX_DATA_AT_ONCE,
     MAX_REFUSED_RECIPIENTS,
     MAX_SESSIONS,
     MAX_SESSIONS_PER_CLIENT,
@@ -40,6 +41,41 @@ def test_a_session_guessing_recipients_is_closed(mailbox: MailboxFixture, smtp_p
     assert codes == [550] * (MAX_REFUSED_RECIPIENTS - 1) + [421]
     # A new session is welcome, and mail for the mailbox is taken.
     assert smtp_send(smtp_port, "alice@customer.test", [mailbox.address], _plain(mailbox)) == {}
+
+
+def _in_data(port: int, mailbox: MailboxFixture) -> smtplib.SMTP:
+    """A session that has begun sending a message, and not ended it."""
+    client = smtplib.SMTP("127.0.0.1", port, timeout=10)
+    client.ehlo()
+    client.mail("alice@customer.test")
+    assert client.rcpt(mailbox.address)[0] == 250
+    client.putcmd("data")
+    assert client.getreply()[0] == 354
+    client.send(_plain(mailbox).split(b"\r\n\r\n", 1)[0] + b"\r\n\r\nThe first lines")
+    return client
+
+
+def test_messages_arriving_at_once_are_bounded(mailbox: MailboxFixture, smtp_port: int) -> None:
+    # Each arriving message is held in memory whole: a worker takes a few at a time, and a
+    # sender beyond them is asked to try again later, as a busy server does.
+    arriving = [_in_data(smtp_port, mailbox) for _ in range(MAX_DATA_AT_ONCE)]
+    late = smtplib.SMTP("127.0.0.1", smtp_port, timeout=10)
+    late.ehlo()
+    late.mail("bob@customer.test")
+    late.rcpt(mailbox.address)
+
+    busy = late.docmd("DATA")[0]
+    ended = []
+    for client in arriving:
+        client.send(b" of a message.\r\n.\r\n")
+        ended.append(client.getreply()[0])
+        client.quit()
+    taken_later = late.data(_plain(mailbox))[0]
+    late.quit()
+
+    assert busy == 451
+    assert ended == [250] * MAX_DATA_AT_ONCE
+    assert taken_later == 250
 
 
 def test_a_stranger_recipient_is_refused_at_rcpt(mailbox: MailboxFixture, smtp_port: int) -> None:

@@ -7,7 +7,9 @@ Anyone who reaches the port may connect, and aiosmtpd holds a message in memory 
 arrives, so a worker holds at most MAX_SESSIONS sessions, MAX_SESSIONS_PER_CLIENT of one
 address; the next is answered 421 and closed, and the sending server tries again later. A
 session that names MAX_REFUSED_RECIPIENTS unknown recipients is closed with 421: each costs
-a look-up, and a sender that guesses addresses has no more to learn here.
+a look-up, and a sender that guesses addresses has no more to learn here. At most
+MAX_DATA_AT_ONCE messages arrive at once in a worker (each held in memory, several times its
+size, until it is filed); a DATA beyond them is answered 451 and the sender tries later.
 
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
@@ -35,6 +37,8 @@ TOO_MANY_RECIPIENTS = "452 4.5.3 Too many recipients"
 BUSY = b"421 4.7.0 Too many connections; try again later\r\n"
 MAX_RECIPIENTS = 100
 MAX_REFUSED_RECIPIENTS = 20
+MAX_DATA_AT_ONCE = 8
+BUSY_DATA = "451 4.3.2 Too many messages arriving at once; try again later"
 TOO_MANY_REFUSED = "421 4.7.0 Too many unknown recipients; closing"
 MAX_SESSIONS = 100
 MAX_SESSIONS_PER_CLIENT = 20
@@ -101,13 +105,24 @@ def _mailboxes(envelope: Envelope) -> dict[str, Mailbox]:
 
 
 class Sessions:
-    """The sessions a worker holds: in all, and by client address."""
+    """The sessions a worker holds: in all, and by client address; and how many of them are
+    sending a message."""
 
     def __init__(self, most: int = MAX_SESSIONS, most_per_client: int = MAX_SESSIONS_PER_CLIENT):
         self.most = most
         self.most_per_client = most_per_client
         self.held = 0
         self.by_client: dict[str, int] = {}
+        self.sending = 0
+
+    def take_data_slot(self) -> bool:
+        if self.sending >= MAX_DATA_AT_ONCE:
+            return False
+        self.sending += 1
+        return True
+
+    def give_data_slot(self) -> None:
+        self.sending -= 1
 
     def admit(self, client: str) -> bool:
         held = self.by_client.get(client, 0)
@@ -133,6 +148,20 @@ class CountedSMTP(SMTP):
         self._sessions = sessions
         self._client: str | None = None
         self._refused = 0
+
+    async def smtp_DATA(self, arg: str) -> None:
+        # aiosmtpd's DATA command, wrapped (its command methods are its extension point;
+        # the minor version is pinned): a message is read into memory whole.
+        if self.envelope is None or not self.envelope.rcpt_tos:  # refused (503), nothing read
+            await super().smtp_DATA(arg)
+            return
+        if not self._sessions.take_data_slot():
+            await self.push(BUSY_DATA)
+            return
+        try:
+            await super().smtp_DATA(arg)
+        finally:
+            self._sessions.give_data_slot()
 
     def refused_one(self) -> bool:
         """Count a refused recipient; True once the session has named too many."""
