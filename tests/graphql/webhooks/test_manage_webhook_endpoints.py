@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import insert, select
+
+from supportdesk.db.tables import events, webhook_deliveries
+from supportdesk.domain.ids import new_id
+from supportdesk.domain.webhooks.deliveries import MAX_WAITING_FOR_REPLAY
 from tests.client import GraphQLClient
 from tests.conftest import WorkspaceFixture, make_workspace
 from tests.graphql.events.helpers import all_events, last_sequence
@@ -240,3 +246,53 @@ def test_an_unknown_delivery_status_filter_is_bad_input(api: GraphQLClient) -> N
     answer = api(DELIVERIES, {"status": "lost"})
 
     assert answer.codes == ["BAD_USER_INPUT"]
+
+
+def test_replay_is_refused_while_the_endpoint_is_backed_up(
+    api: GraphQLClient, workspace: WorkspaceFixture
+) -> None:
+    endpoint = new_endpoint(api, eventTypes=["issue.created"])["webhookEndpoint"]
+    start = last_sequence(api)
+    make_issue(api, "One")
+    replay = {
+        "input": {"endpointId": endpoint["id"], "fromSequence": start + 1, "toSequence": start + 2}
+    }
+    assert api.ok(REPLAY, replay)["replayWebhookEvents"] == {"count": 1, "error": None}
+    # As thousands of replays would leave it, towards a receiver that does not keep up (the
+    # shared test server delivers nothing).
+    _queue_waiting(workspace, endpoint["id"], MAX_WAITING_FOR_REPLAY)
+
+    refused = api.ok(REPLAY, replay)["replayWebhookEvents"]
+
+    assert refused["count"] is None
+    assert refused["error"]["code"] == "LIMIT_REACHED"
+
+
+def _queue_waiting(workspace: WorkspaceFixture, endpoint_id: str, count: int) -> None:
+    server = workspace.server
+    moment = datetime.now(UTC)
+
+    async def queue() -> None:
+        async with server.db.transaction() as connection:
+            event_id = await connection.scalar(
+                select(events.c.id).where(events.c.workspace_id == workspace.id).limit(1)
+            )
+            await connection.execute(
+                insert(webhook_deliveries),
+                [
+                    {
+                        "workspace_id": workspace.id,
+                        "id": new_id("WebhookDelivery", moment),
+                        "endpoint_id": endpoint_id,
+                        "event_id": event_id,
+                        "event_type": "issue.created",
+                        "status": "pending",
+                        "attempts": 0,
+                        "next_attempt_at": moment,
+                        "created_at": moment,
+                    }
+                    for _ in range(count)
+                ],
+            )
+
+    server.call(queue())

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, insert, select
+from sqlalchemy import ColumnElement, func, insert, select
 
 from supportdesk import API_VERSION
 from supportdesk.db import Database
@@ -29,6 +29,9 @@ from supportdesk.domain.webhooks.endpoints import (
 from supportdesk.domain.webhooks.models import DELIVERY_COLUMNS, WebhookDelivery, delivery_of
 
 MAX_REPLAY = 1_000
+# Deliveries an endpoint may have waiting when a replay adds more: a key's rate limit alone
+# would let it queue hundreds of thousands a minute towards one receiver.
+MAX_WAITING_FOR_REPLAY = 5 * MAX_REPLAY
 STATUSES = ("pending", "succeeded", "failed")
 
 
@@ -140,6 +143,7 @@ async def replay(
     async with db.transaction() as connection:
         endpoint = await locked_endpoint(connection, workspace_id, endpoint_id)
         check_readable(readable, every_type_if_empty(endpoint.event_types))
+        await _refuse_when_backed_up(connection, workspace_id, endpoint_id)
         found = await connection.execute(
             select(events.c.id, events.c.type)
             .where(
@@ -157,6 +161,29 @@ async def replay(
         ]
         await _queue(connection, rows)
     return len(rows)
+
+
+async def _refuse_when_backed_up(
+    connection: Connection, workspace_id: str, endpoint_id: str
+) -> None:
+    waiting = await connection.scalar(
+        select(func.count()).select_from(
+            select(webhook_deliveries.c.id)
+            .where(
+                webhook_deliveries.c.workspace_id == workspace_id,
+                webhook_deliveries.c.endpoint_id == endpoint_id,
+                webhook_deliveries.c.status == "pending",
+            )
+            .limit(MAX_WAITING_FOR_REPLAY)
+            .subquery()
+        )
+    )
+    if waiting is not None and waiting >= MAX_WAITING_FOR_REPLAY:
+        raise DomainError(
+            ErrorCode.LIMIT_REACHED,
+            f"This endpoint has {MAX_WAITING_FOR_REPLAY:,} or more deliveries waiting;"
+            " replay more once they are sent.",
+        )
 
 
 def _deliveries(with_status: bool) -> list[ColumnElement[bool]]:
