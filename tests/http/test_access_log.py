@@ -53,6 +53,8 @@ def test_each_request_is_logged_once_with_who_what_and_how_long(
     )
 
     line = access_line(caplog, answer.headers["x-request-id"])
+    assert line["client"] == "127.0.0.1"
+    assert line["user_agent"].startswith("python-httpx/")
     assert line["key_prefix"] == workspace.key[:12]
     assert line["workspace"] == workspace.id
     assert line["operation"] == "Keys"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
@@ -9,6 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import pytest
 
 from tests.conftest import ADMIN_PASSWORD, WorkspaceFixture, make_workspace, unique_email
 from tests.servers import RunningServer
@@ -59,14 +61,23 @@ def test_pages_need_a_login(workspace: WorkspaceFixture) -> None:
         assert answer.headers["location"] == "/login"
 
 
-def test_a_wrong_password_is_refused_and_logs_nobody_in(workspace: WorkspaceFixture) -> None:
+def test_a_wrong_password_is_refused_and_logs_nobody_in(
+    workspace: WorkspaceFixture, caplog: pytest.LogCaptureFixture
+) -> None:
     client = SettingsClient(workspace.server.base_url)
 
-    answer = client.login(workspace.admin_email, "not the password")
+    with caplog.at_level(logging.INFO, logger="supportdesk.auth"):
+        answer = client.login(workspace.admin_email, "not the password")
 
     assert answer.status_code == 401
     assert "do not match a member" in answer.text
     assert client.get("/settings/api").status_code == 303
+    # Logged with the e-mail tried and the client's address, never the password.
+    [refused] = [r for r in caplog.records if r.name == "supportdesk.auth"]
+    fields = refused.fields  # type: ignore[attr-defined]
+    assert fields["email"] == workspace.admin_email
+    assert fields["client"] == client.address  # its X-Forwarded-For, as through a proxy
+    assert "not the password" not in caplog.text
 
 
 def test_an_unknown_e_mail_gets_the_same_answer_as_a_wrong_password(

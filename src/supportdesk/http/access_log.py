@@ -49,6 +49,23 @@ def access_record(scope: Scope) -> AccessRecord:
     return record
 
 
+# Enough to tell one client program from another; the rest is the client's to fill logs with.
+MAX_USER_AGENT = 200
+
+
+def _client(scope: Scope) -> str | None:
+    """The client's address: a trusted proxy's X-Forwarded-For already applied."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
+
+
+def _user_agent(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"user-agent":
+            return str(value.decode("latin-1")[:MAX_USER_AGENT])
+    return None
+
+
 class AccessLogMiddleware:
     def __init__(self, app: ASGIApp, metrics: RequestMetrics | None = None) -> None:
         self.app = app
@@ -82,6 +99,8 @@ class AccessLogMiddleware:
                         "request_id": scope["state"].get("request_id"),
                         "method": scope["method"],
                         "path": logged_path(scope),
+                        "client": _client(scope),
+                        "user_agent": _user_agent(scope),
                         "key_prefix": record.key_prefix,
                         "workspace": record.workspace,
                         "operation": record.operation,

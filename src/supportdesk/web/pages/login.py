@@ -3,6 +3,7 @@ belongs to several."""
 
 from __future__ import annotations
 
+import logging
 import math
 from datetime import timedelta
 
@@ -19,6 +20,8 @@ from supportdesk.domain.org_admins import (
 )
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.session import Session
+
+logger = logging.getLogger("supportdesk.auth")
 
 HOME = "/inbox/"
 SETTINGS_HOME = "/settings/api"
@@ -85,7 +88,9 @@ async def login(page: Page) -> Response:
 
 
 async def _count_failure(page: Page, email: str, address: str | None) -> None:
-    """Count a wrong password; when it locks the e-mail itself, tell its workspaces."""
+    """Count a wrong password; when it locks the e-mail itself, tell its workspaces. Each
+    is logged, so that guessing at the login can be traced to its addresses."""
+    logger.info("login refused", extra={"fields": {"email": email, "client": address}})
     throttle = page.web.throttle
     if await throttle.failed(email, address, now()):
         limits = throttle.limits
