@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_workspace
+from tests.conftest import ADMIN_PASSWORD, make_workspace
 from tests.graphql.issues.helpers import new_issue
 from tests.servers import (
     IN_CI,
@@ -22,6 +22,7 @@ from tests.servers import (
     create_postgres_database,
     drop_postgres_database,
 )
+from tests.web.settings_client import SettingsClient
 
 
 @pytest.fixture
@@ -62,16 +63,20 @@ def test_an_unreachable_database_answers_503_and_the_process_recovers(
         api = workspace.client()
         query = {"query": "{ issues { totalCount } }"}
         issue_id = new_issue(api)["id"]
+        agent = SettingsClient(server.base_url).logged_in(workspace.admin_email, ADMIN_PASSWORD)
 
         _outage(own_database)
         with caplog.at_level(logging.WARNING):
-            # The pool's ended connections, then new ones refused at connect.
-            graphql = [
+            # The pool's ended connections, then new ones refused at connect; a write first.
+            write = {"query": 'mutation { createLabel(input: {name: "x"}) { error { code } } }'}
+            graphql = [api.http.post("/graphql", json=write, headers=api.headers())]
+            graphql += [
                 api.http.post("/graphql", json=query, headers=api.headers()) for _ in range(4)
             ]
             rest = httpx.get(
                 f"{server.base_url}/v1/issues/{issue_id}", headers=api.headers(), timeout=30
             )
+            page = agent.get("/inbox/")
         asyncio.run(_postgres(f'ALTER DATABASE "{_name(own_database)}" ALLOW_CONNECTIONS true'))
         again = [api.http.post("/graphql", json=query, headers=api.headers()) for _ in range(4)]
     finally:
@@ -87,7 +92,9 @@ def test_an_unreachable_database_answers_503_and_the_process_recovers(
     assert rest.status_code == 503, rest.text
     assert rest.headers["retry-after"] == "5"
     assert rest.json()["error"]["code"] == "INTERNAL_SERVER_ERROR"
+    assert (page.status_code, page.headers["retry-after"]) == (503, "5")
+    assert "Unavailable for a moment" in page.text and "<html" in page.text
     assert [answer.status_code for answer in again][-1] == 200
     logged = [record for record in caplog.records if record.name == "supportdesk.http"]
-    assert [record.getMessage().split(":")[0] for record in logged] == ["database unavailable"] * 5
+    assert [record.getMessage().split(":")[0] for record in logged] == ["database unavailable"] * 7
     assert all(record.exc_info is None for record in logged)

@@ -226,6 +226,8 @@ class Connection:
         except Exception as error:
             if deadline.passed():  # interrupted by SQLite's progress handler
                 raise deadline.DeadlinePassed from error
+            if self._postgres and self._driver.is_closed():  # lost before or while it ran
+                raise DatabaseUnavailable(f"{type(error).__name__}: {error}") from error
             raise translated(error, sql) from error
 
     async def _run(
@@ -261,6 +263,7 @@ _CONNECTION_LOST = (
     asyncpg.AdminShutdownError,
     asyncpg.CrashShutdownError,
     asyncpg.CannotConnectNowError,
+    asyncpg.InternalClientError,  # the driver's state broken by a connection cut mid-way
 )
 
 
@@ -268,7 +271,10 @@ def translated(error: Exception, sql: str) -> Exception:
     """A driver's error as SQLAlchemy's exception of its kind, so that callers catch one
     kind on both backends (a unique violation is an `IntegrityError`); a connection lost or
     a server going down as DatabaseUnavailable."""
-    if isinstance(error, _CONNECTION_LOST) and not isinstance(error, TimeoutError):
+    if (
+        isinstance(error, _CONNECTION_LOST)
+        and not isinstance(error, TimeoutError | asyncpg.ProtocolViolationError)  # our bug
+    ):
         return DatabaseUnavailable(f"{type(error).__name__}: {error}")
     if isinstance(error, sqlite3.Error):
         return DBAPIError.instance(sql, None, error, sqlite3.Error, hide_parameters=True)

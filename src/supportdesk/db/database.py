@@ -135,6 +135,13 @@ async def _json_codecs(connection: asyncpg.Connection) -> None:
         await connection.set_type_codec(name, encoder=str, decoder=json.loads, schema="pg_catalog")
 
 
+def _sound_after(error: Exception) -> bool:
+    """Whether a connection whose block failed with `error` may serve again: yes after an
+    error of a statement, no when the connection itself was lost (the server ended it, or
+    the driver's state is broken): it is closed, and the next block opens another."""
+    return not isinstance(error, DatabaseUnavailable)
+
+
 class Database:
     """The service's storage: a read path and a write path over one database."""
 
@@ -227,10 +234,17 @@ class Database:
                     await connection.send_waiting()
                 sound = True
             except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-                sound = True
-                raise translated(error, "COMMIT") from error  # BEGIN's or COMMIT's
-            except Exception:
-                sound = True
+                # BEGIN's or COMMIT's, or the transaction's end on a connection lost meanwhile
+                # (asyncpg then says it is closed, hiding what the statement said).
+                failed = (
+                    DatabaseUnavailable(f"{type(error).__name__}: {error}")
+                    if driver.is_closed()
+                    else translated(error, "COMMIT")
+                )
+                sound = _sound_after(failed)
+                raise failed from error
+            except Exception as error:
+                sound = _sound_after(error)
                 raise
             finally:
                 self._release(driver, sound)
@@ -243,8 +257,8 @@ class Database:
         try:
             yield Connection(self._statements, driver, False)
             sound = True
-        except Exception:
-            sound = True  # an error, not a statement cut off mid-way: the connection is sound
+        except Exception as error:
+            sound = _sound_after(error)
             raise
         finally:
             self._release(driver, sound)
@@ -343,8 +357,8 @@ class Database:
         try:
             rows = await Connection(self._statements, driver, False).rows_of(compiled, parameters)
             sound = True
-        except Exception:
-            sound = True
+        except Exception as error:
+            sound = _sound_after(error)
             raise
         finally:
             self._release(driver, sound)

@@ -16,7 +16,8 @@ from starlette.staticfiles import StaticFiles
 from supportdesk.auth.login_throttle import LoginThrottle, ThrottleLimits
 from supportdesk.auth.server_key import ServerKey
 from supportdesk.config import Settings
-from supportdesk.db import Database
+from supportdesk.db import Database, DatabaseUnavailable
+from supportdesk.http.errors import UNAVAILABLE_RETRY_AFTER, log_unavailable
 from supportdesk.live import LiveEvents
 from supportdesk.rest.errors import not_found as api_not_found
 from supportdesk.web.endpoint import ADMIN, MEMBER, PUBLIC, Handler, Web, endpoint, redirect
@@ -45,6 +46,10 @@ PROBLEMS = {
     404: ("Page not found", "There is nothing here. Check the address."),
     405: ("Not allowed", "This address does not take that kind of request."),
     500: ("Something went wrong", "The page could not be shown. Please try again."),
+    503: (
+        "Unavailable for a moment",
+        "The service cannot reach its database. Please try again shortly.",
+    ),
 }
 
 
@@ -77,6 +82,9 @@ async def _to_login(request: Request) -> Response:
 def _html_problems(renderer: Renderer) -> Callable[[Request, Exception], Awaitable[Response]]:
     async def http_problem(request: Request, error: Exception) -> Response:
         status = error.status_code if isinstance(error, HTTPException) else 500
+        if isinstance(error, DatabaseUnavailable):
+            status = 503
+            log_unavailable(error, request.state.request_id, request.url.path)
         title, message = PROBLEMS.get(status, PROBLEMS[500])
         values = {
             "title": title,
@@ -85,7 +93,10 @@ def _html_problems(renderer: Renderer) -> Callable[[Request, Exception], Awaitab
             "csrf_token": "",
             "request": request,
         }
-        return renderer.html("problem.html", values, status)
+        page = renderer.html("problem.html", values, status)
+        if status == 503:
+            page.headers["Retry-After"] = UNAVAILABLE_RETRY_AFTER
+        return page
 
     return http_problem
 
@@ -106,8 +117,10 @@ def not_found_anywhere() -> Callable[[Request, Exception], Awaitable[Response]]:
 
 def _pages(web: Web, routes: list[BaseRoute]) -> Starlette:
     """A group of pages whose unknown addresses answer with an HTML problem page."""
+    problem = _html_problems(web.renderer)
     return Starlette(
-        routes=routes, exception_handlers={HTTPException: _html_problems(web.renderer)}
+        routes=routes,
+        exception_handlers={HTTPException: problem, DatabaseUnavailable: problem},
     )
 
 
