@@ -171,6 +171,10 @@ def _cut(message: str) -> str:
     return message if len(message) <= MESSAGE_KEPT else message[:MESSAGE_KEPT] + "…"
 
 
+def _any_answered(data: dict[str, Any] | None) -> bool:
+    return any(value is not None for value in (data or {}).values())
+
+
 def _located(error: GraphQLError, code: str) -> dict[str, Any]:
     shaped = _error(code, error.message)
     if error.locations:
@@ -420,8 +424,13 @@ class DocumentRunner:
                 extensions=self.cost_extensions(cost),
             )
         for error in result.errors or ():
-            if isinstance(error.original_error, DatabaseUnavailable):
-                raise error.original_error  # the whole request answers 503, to be retried
+            if isinstance(error.original_error, DatabaseUnavailable) and not (
+                operation.is_mutation and _any_answered(result.data)
+            ):
+                # The whole request answers 503, to be retried; not a mutation document
+                # some of whose mutations were done (each its own transaction): those are
+                # answered, the rest carry the error.
+                raise error.original_error
         body: dict[str, Any] = {}
         if result.errors:
             body["errors"] = [self.shape(error, context.request_id) for error in result.errors]
