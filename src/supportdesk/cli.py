@@ -67,11 +67,15 @@ def _upgrade(settings: Settings) -> None:
     with _clear_errors():
         try:
             upgrade(settings.database_url)
-        except CommandError as error:  # a revision this release does not know
-            raise click.ClickException(
-                f"{error}: the database's schema is newer than this release; run the"
-                " release that migrated it (or a later one)."
-            ) from None
+        except CommandError as error:
+            newer = "Can't locate revision" in str(error)  # one this release does not know
+            hint = (
+                ": the database's schema is newer than this release; run the release that"
+                " migrated it (or a later one)."
+                if newer
+                else "."
+            )
+            raise click.ClickException(f"The migration did not run: {error}{hint}") from None
 
 
 def _require_migrated(settings: Settings) -> None:

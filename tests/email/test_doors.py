@@ -10,9 +10,11 @@ import pytest
 
 from supportdesk.smtp.listener import (
     MAX_DATA_AT_ONCE,
+    MAX_DATA_PER_CLIENT,
     MAX_REFUSED_RECIPIENTS,
     MAX_SESSIONS,
     MAX_SESSIONS_PER_CLIENT,
+    Sessions,
 )
 from tests.email.conftest import MailboxFixture
 from tests.email.doors import addressed, post_mail, smtp_send
@@ -56,9 +58,9 @@ def _in_data(port: int, mailbox: MailboxFixture) -> smtplib.SMTP:
 
 
 def test_messages_arriving_at_once_are_bounded(mailbox: MailboxFixture, smtp_port: int) -> None:
-    # Each arriving message is held in memory whole: a worker takes a few at a time, and a
-    # sender beyond them is asked to try again later, as a busy server does.
-    arriving = [_in_data(smtp_port, mailbox) for _ in range(MAX_DATA_AT_ONCE)]
+    # Each arriving message is held in memory whole: a worker takes a few at a time, a
+    # couple of one address, and a sender beyond them is asked to try again later.
+    arriving = [_in_data(smtp_port, mailbox) for _ in range(MAX_DATA_PER_CLIENT)]
     late = smtplib.SMTP("127.0.0.1", smtp_port, timeout=10)
     late.ehlo()
     late.mail("bob@customer.test")
@@ -74,8 +76,19 @@ def test_messages_arriving_at_once_are_bounded(mailbox: MailboxFixture, smtp_por
     late.quit()
 
     assert busy == 451
-    assert ended == [250] * MAX_DATA_AT_ONCE
+    assert ended == [250] * MAX_DATA_PER_CLIENT
     assert taken_later == 250
+
+
+def test_a_worker_takes_a_bounded_number_of_messages_from_all_addresses() -> None:
+    sessions = Sessions()
+    clients = [f"192.0.2.{n}" for n in range(MAX_DATA_AT_ONCE + 1)]
+
+    taken = [sessions.take_data_slot(client) for client in clients]
+    sessions.give_data_slot(clients[0])
+
+    assert taken == [True] * MAX_DATA_AT_ONCE + [False]
+    assert sessions.take_data_slot(clients[-1])
 
 
 def test_a_stranger_recipient_is_refused_at_rcpt(mailbox: MailboxFixture, smtp_port: int) -> None:

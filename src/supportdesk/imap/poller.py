@@ -178,18 +178,16 @@ class ImapPoller:
     async def _check_address(self, source: ImapSource) -> None:
         """A mailbox's URL is a workspace's to choose and the server connects to it: the
         webhooks' address policy keeps it from the host's own services, the private network
-        and cloud metadata. The name is resolved again as the session connects; a name that
-        changes its answer meanwhile (DNS rebinding) reaches only a server that speaks IMAP
-        over TLS with a certificate trusted for that name."""
+        and cloud metadata. The name is resolved again as the session connects: a name that
+        changes its answer meanwhile (DNS rebinding) could make it greet another server, but
+        logs in only over TLS with a certificate trusted for that name, and says no more
+        than a poll's failure in the log."""
         try:
             await resolve_checked(source.host, source.port, self._allow_private)
         except UnsafeUrl as refused:
             reason = refused.reason.replace("the URL's host", "the IMAP server")
-            hint = (
-                ""
-                if self._allow_private
-                else "; SUPPORTDESK_IMAP_ALLOW_PRIVATE allows private ones"
-            )
+            private = "not a public address" in refused.reason
+            hint = "; SUPPORTDESK_IMAP_ALLOW_PRIVATE opens those" if private else ""
             raise PollFailed(f"not polled: {reason}{hint}") from None
 
     def _session(self, source: ImapSource) -> ImapSession:

@@ -9,7 +9,8 @@ address; the next is answered 421 and closed, and the sending server tries again
 session that names MAX_REFUSED_RECIPIENTS unknown recipients is closed with 421: each costs
 a look-up, and a sender that guesses addresses has no more to learn here. At most
 MAX_DATA_AT_ONCE messages arrive at once in a worker (each held in memory, several times its
-size, until it is filed); a DATA beyond them is answered 451 and the sender tries later.
+size, until it is filed), MAX_DATA_PER_CLIENT of one address; a DATA beyond them is answered
+451 and the sender tries later.
 
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
@@ -21,7 +22,7 @@ import logging
 import socket
 from typing import Any
 
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from aiosmtpd.smtp import SMTP, Envelope, Session, syntax
 
 from supportdesk.domain.email.intake import MailIntake
 from supportdesk.domain.email.pipeline import MailboxGone, TooLarge
@@ -38,6 +39,7 @@ BUSY = b"421 4.7.0 Too many connections; try again later\r\n"
 MAX_RECIPIENTS = 100
 MAX_REFUSED_RECIPIENTS = 20
 MAX_DATA_AT_ONCE = 8
+MAX_DATA_PER_CLIENT = 2  # so that one address cannot take them all
 BUSY_DATA = "451 4.3.2 Too many messages arriving at once; try again later"
 TOO_MANY_REFUSED = "421 4.7.0 Too many unknown recipients; closing"
 MAX_SESSIONS = 100
@@ -113,16 +115,19 @@ class Sessions:
         self.most_per_client = most_per_client
         self.held = 0
         self.by_client: dict[str, int] = {}
-        self.sending = 0
+        self.sending: dict[str, int] = {}
 
-    def take_data_slot(self) -> bool:
-        if self.sending >= MAX_DATA_AT_ONCE:
+    def take_data_slot(self, client: str) -> bool:
+        mine = self.sending.get(client, 0)
+        if mine >= MAX_DATA_PER_CLIENT or sum(self.sending.values()) >= MAX_DATA_AT_ONCE:
             return False
-        self.sending += 1
+        self.sending[client] = mine + 1
         return True
 
-    def give_data_slot(self) -> None:
-        self.sending -= 1
+    def give_data_slot(self, client: str) -> None:
+        mine = self.sending.pop(client) - 1
+        if mine:
+            self.sending[client] = mine
 
     def admit(self, client: str) -> bool:
         held = self.by_client.get(client, 0)
@@ -149,19 +154,21 @@ class CountedSMTP(SMTP):
         self._client: str | None = None
         self._refused = 0
 
+    @syntax("DATA")  # as aiosmtpd's own, so that HELP still lists it
     async def smtp_DATA(self, arg: str) -> None:
         # aiosmtpd's DATA command, wrapped (its command methods are its extension point;
         # the minor version is pinned): a message is read into memory whole.
         if self.envelope is None or not self.envelope.rcpt_tos:  # refused (503), nothing read
             await super().smtp_DATA(arg)
             return
-        if not self._sessions.take_data_slot():
+        client = self._client or ""
+        if not self._sessions.take_data_slot(client):
             await self.push(BUSY_DATA)
             return
         try:
             await super().smtp_DATA(arg)
         finally:
-            self._sessions.give_data_slot()
+            self._sessions.give_data_slot(client)
 
     def refused_one(self) -> bool:
         """Count a refused recipient; True once the session has named too many."""

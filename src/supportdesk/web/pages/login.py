@@ -18,6 +18,7 @@ from supportdesk.domain.org_admins import (
     start_session,
     verify_login,
 )
+from supportdesk.domain.validation import is_email
 from supportdesk.web.endpoint import Page, redirect
 from supportdesk.web.session import Session
 
@@ -90,7 +91,9 @@ async def login(page: Page) -> Response:
 async def _count_failure(page: Page, email: str, address: str | None) -> None:
     """Count a wrong password; when it locks the e-mail itself, tell its workspaces. Each
     is logged, so that guessing at the login can be traced to its addresses."""
-    logger.info("login refused", extra={"fields": {"email": email, "client": address}})
+    # Only what looks like an address: a password typed in the wrong field stays out.
+    tried = email if is_email(email) else "(not an e-mail address)"
+    logger.info("login refused", extra={"fields": {"email": tried, "client": address}})
     throttle = page.web.throttle
     if await throttle.failed(email, address, now()):
         limits = throttle.limits
