@@ -8,13 +8,13 @@ from tests.graphql.contacts.helpers import new_contact
 from tests.graphql.issues.helpers import new_issue
 
 FULL = """
-query($id: ID!, $first: Int, $after: String) {
+query($id: ID!, $first: Int, $after: String, $issuesAfter: String) {
   account(id: $id) {
     id name domain createdAt updatedAt
     contacts(first: $first, after: $after) {
       totalCount edges { cursor node { email account { id } } } pageInfo { hasNextPage endCursor }
     }
-    issues(first: $first, after: $after) {
+    issues(first: $first, after: $issuesAfter) {
       totalCount edges { cursor node { subject } } pageInfo { hasNextPage endCursor }
     }
   }
