@@ -9,8 +9,9 @@ address; the next is answered 421 and closed, and the sending server tries again
 session that names MAX_REFUSED_RECIPIENTS unknown recipients is closed with 421: each costs
 a look-up, and a sender that guesses addresses has no more to learn here. At most
 MAX_DATA_AT_ONCE messages arrive at once in a worker (each held in memory, several times its
-size, until it is filed), MAX_DATA_PER_CLIENT of one address; a DATA beyond them is answered
-451 and the sender tries later.
+size, until it is filed): a DATA beyond them waits for one to be filed before it is answered
+354 (the mail server the listener sits behind sends from one address, over many sessions),
+and is answered 451 only after DATA_WAIT_SECONDS, well within an MTA's patience.
 
 Every worker of `serve` listens on the same port (SO_REUSEPORT), as for HTTP: the kernel
 spreads connections over them, and each files mail with its own database pool."""
@@ -39,7 +40,7 @@ BUSY = b"421 4.7.0 Too many connections; try again later\r\n"
 MAX_RECIPIENTS = 100
 MAX_REFUSED_RECIPIENTS = 20
 MAX_DATA_AT_ONCE = 8
-MAX_DATA_PER_CLIENT = 2  # so that one address cannot take them all
+DATA_WAIT_SECONDS = 60.0  # Postfix waits 120 s for the answer to DATA
 BUSY_DATA = "451 4.3.2 Too many messages arriving at once; try again later"
 TOO_MANY_REFUSED = "421 4.7.0 Too many unknown recipients; closing"
 MAX_SESSIONS = 100
@@ -107,27 +108,15 @@ def _mailboxes(envelope: Envelope) -> dict[str, Mailbox]:
 
 
 class Sessions:
-    """The sessions a worker holds: in all, and by client address; and how many of them are
-    sending a message."""
+    """The sessions a worker holds: in all, and by client address; and the places of the
+    messages arriving at once."""
 
     def __init__(self, most: int = MAX_SESSIONS, most_per_client: int = MAX_SESSIONS_PER_CLIENT):
         self.most = most
         self.most_per_client = most_per_client
         self.held = 0
         self.by_client: dict[str, int] = {}
-        self.sending: dict[str, int] = {}
-
-    def take_data_slot(self, client: str) -> bool:
-        mine = self.sending.get(client, 0)
-        if mine >= MAX_DATA_PER_CLIENT or sum(self.sending.values()) >= MAX_DATA_AT_ONCE:
-            return False
-        self.sending[client] = mine + 1
-        return True
-
-    def give_data_slot(self, client: str) -> None:
-        mine = self.sending.pop(client) - 1
-        if mine:
-            self.sending[client] = mine
+        self.arriving = asyncio.Semaphore(MAX_DATA_AT_ONCE)
 
     def admit(self, client: str) -> bool:
         held = self.by_client.get(client, 0)
@@ -161,14 +150,17 @@ class CountedSMTP(SMTP):
         if self.envelope is None or not self.envelope.rcpt_tos:  # refused (503), nothing read
             await super().smtp_DATA(arg)
             return
-        client = self._client or ""
-        if not self._sessions.take_data_slot(client):
+        arriving = self._sessions.arriving
+        try:
+            async with asyncio.timeout(DATA_WAIT_SECONDS):
+                await arriving.acquire()
+        except TimeoutError:
             await self.push(BUSY_DATA)
             return
         try:
             await super().smtp_DATA(arg)
         finally:
-            self._sessions.give_data_slot(client)
+            arriving.release()
 
     def refused_one(self) -> bool:
         """Count a refused recipient; True once the session has named too many."""
