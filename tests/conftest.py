@@ -218,11 +218,17 @@ def fresh_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[s
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'data' / 'supportdesk.db'}"
         return
+    url = new_postgres_database()
+    yield url
+    drop_postgres_database(url)
+
+
+def new_postgres_database() -> str:
+    """A fresh PostgreSQL database of the caller's own (dropped by it); a failure in CI,
+    a skip elsewhere, when PostgreSQL is not there."""
     try:
-        url = create_postgres_database()
+        return create_postgres_database()
     except Exception as error:
         if IN_CI:
             pytest.fail(f"PostgreSQL is required in CI and was not reachable: {error}")
         pytest.skip(f"PostgreSQL not reachable ({error})")
-    yield url
-    drop_postgres_database(url)

@@ -13,13 +13,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, make_workspace
+from tests.conftest import ADMIN_PASSWORD, make_workspace, new_postgres_database
 from tests.graphql.issues.helpers import new_issue
 from tests.servers import (
-    IN_CI,
     RunningServer,
     _postgres,
-    create_postgres_database,
     drop_postgres_database,
 )
 from tests.web.settings_client import SettingsClient
@@ -28,12 +26,7 @@ from tests.web.settings_client import SettingsClient
 @pytest.fixture
 def own_database() -> Iterator[str]:
     """A database of this test's own: its outage must not reach other tests' servers."""
-    try:
-        url = create_postgres_database()
-    except Exception as error:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required in CI and was not reachable: {error}")
-        pytest.skip(f"PostgreSQL not reachable ({error})")
+    url = new_postgres_database()
     yield url
     asyncio.run(_postgres(f'ALTER DATABASE "{_name(url)}" ALLOW_CONNECTIONS true'))
     drop_postgres_database(url)
