@@ -11,7 +11,7 @@ they may hold key hashes or customer data.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, TypeVarTuple, overload
 
@@ -85,16 +85,30 @@ class Connection:
     """One connection, for one transaction (`Database.transaction`) or for reads
     (`Database.read`)."""
 
-    __slots__ = ("_driver", "_postgres", "_statements", "_waiting", "_writes", "dialect")
+    __slots__ = ("_driver", "_postgres", "_statements", "_turn", "_waiting", "_writes", "dialect")
 
-    def __init__(self, statements: Statements, driver: Any, writes: bool) -> None:
+    def __init__(
+        self,
+        statements: Statements,
+        driver: Any,
+        writes: bool,
+        turn: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
         self._statements = statements
+        self._turn = turn
         self.dialect: Dialect = statements.dialect
         self._postgres = self.dialect.name == "postgresql"
         # An asyncpg connection, or a sqlite3 one.
         self._driver = driver
         self._writes = writes
         self._waiting: list[tuple[Executable, Sequence[Mapping[str, Any]]]] = []
+
+    async def take_turn(self, workspace_id: str) -> None:
+        """Before a statement that locks `workspace_id`'s row until the commit (its event
+        counter): waits while this process's other transactions of the workspace hold it
+        (`Database.transaction`). Nothing on SQLite, whose writers take turns anyway."""
+        if self._turn is not None:
+            await self._turn(workspace_id)
 
     @overload
     async def execute(

@@ -222,6 +222,7 @@ async def record_events(
         return []
     moment = now()
     if counter is None:
+        await connection.take_turn(workspace_id)
         parameters = {"workspace_id": workspace_id, "event_count": len(changes)}
         endpoint_changed = any(kind.startswith(_ENDPOINT_EVENTS) for kind, _ in changes)
         moving = _MOVE_SEQUENCE_FOR_ENDPOINT if endpoint_changed else _MOVE_SEQUENCE

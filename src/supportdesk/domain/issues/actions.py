@@ -462,14 +462,8 @@ async def reply_to_issue(
     clean_status = normalised_status(check, status)
     files = attachments.checked_ids(check, attachment_ids)
     check.check()
-    said = Said(clean_body, PUBLIC, files, seen_up_to=seen_up_to)
-    async with db.transaction() as connection:
-        changed, message = await _add_own_message(
-            connection, actor, workspace_id, issue_id, said, clean_status
-        )
-        # The requester's copy by mail, sent by the dispatcher role after the commit.
-        await queue_reply(connection, changed, message)
-        return changed, message
+    said = Said(clean_body, PUBLIC, files, seen_up_to=seen_up_to, mailed=True)
+    return await _add_message(db, actor, workspace_id, issue_id, said, clean_status)
 
 
 async def add_note(
@@ -506,6 +500,8 @@ class Said:
     channel: str = API
     # The newest message the writer was shown, when the writer asks to be held (ThreadMoved).
     seen_up_to: str | None = None
+    # Whether the requester gets a copy by mail (a reply of the team's).
+    mailed: bool = False
 
 
 # The thread's messages after the one a writer saw (ids sort by creation time).
@@ -613,6 +609,10 @@ async def add_message(
         said.body,
     )
     changed = issue_of(saved)
+    if said.mailed:
+        # Sent by the dispatcher role after the commit; queued before the events, which
+        # hold the workspace's counter to the commit.
+        await queue_reply(connection, changed, message)
     shown = await issue_snapshot(connection, changed)
     recorded = [
         (
