@@ -193,7 +193,10 @@ async def create_endpoint(
 
 async def _lock_workspace_endpoints(connection: Connection, workspace_id: str) -> None:
     """Concurrent creators take turns on the workspace row, so the limit holds (on SQLite,
-    where FOR UPDATE is written as nothing, the writer already holds the database)."""
+    where FOR UPDATE is written as nothing, the writer already holds the database). The
+    process's turn first, which the events will take: held before any row, it waits for
+    no one who waits for this row."""
+    await connection.take_turn(workspace_id)
     await connection.execute(
         select(workspaces.c.id).where(workspaces.c.id == workspace_id).with_for_update()
     )
@@ -226,6 +229,9 @@ async def locked_endpoint(
 ) -> WebhookEndpoint:
     if not is_id_of(endpoint_id, "WebhookEndpoint"):
         raise not_found("Webhook endpoint")
+    # Before the endpoint's row, as for a new one: the other writers' events queue its
+    # deliveries, which wait on this row.
+    await connection.take_turn(workspace_id)
     row = await locked_row(
         connection, webhook_endpoints, ENDPOINT_COLUMNS, workspace_id, endpoint_id
     )
