@@ -1,8 +1,9 @@
-"""On PostgreSQL a transaction that records events holds its workspace's row (the event
-counter) from then to its commit. The process's other writers of that workspace wait for
-their turn in the process, not on the row in the database, where many waiters cost
-PostgreSQL more CPU than their writes; and a turn awaited too long is given up, so that a
-deadlock across the turn and a row lock is still found by the database."""
+"""On PostgreSQL a transaction that moves its workspace's counters (events, ticket numbers)
+holds the workspace's row from then to its commit. The process's other writers of that
+workspace wait for their turn in the process (`Connection.take_turn`), not on the row in
+the database, where many waiters cost PostgreSQL more CPU than their writes; other
+workspaces' writers do not wait on them; and a turn awaited too long is given up, so that
+a deadlock across the turn and a row lock is still found by the database."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ from typing import Any
 
 import asyncpg
 import pytest
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, text, update
 from sqlalchemy.exc import DBAPIError
 
-from supportdesk.db import Database
+from supportdesk.config import normalise_database_url
+from supportdesk.db import Database, database
 from supportdesk.db.database import TURN_WAIT
 from supportdesk.db.tables import issues
 from supportdesk.domain import audit
 from supportdesk.domain.events import record_events
+from supportdesk.domain.issues.actions import NewIssue, create_issue
 from tests.conftest import WorkspaceFixture
 from tests.graphql.issues.helpers import new_issue
 
@@ -53,10 +56,54 @@ async def _recorded(db: Database, workspace_id: str, note: str) -> None:
         await record_events(connection, workspace_id, audit.CLI_ACTOR, [("test.turn", {"n": note})])
 
 
+def _most_at_once(postgresql_url: str, workspaces: list[str], until_all_in: bool) -> int:
+    """How many of these transactions (one per workspace named) held their turn at once, at
+    most. Each holds it 50 ms or, `until_all_in`, until all of them do (which a turn of
+    one workspace would stop)."""
+
+    async def run() -> int:
+        db = Database(normalise_database_url(postgresql_url), pool_size=len(workspaces))
+        holding = most = 0
+        all_in = asyncio.Event()
+
+        async def write(workspace_id: str) -> None:
+            nonlocal holding, most
+            async with db.transaction() as connection:
+                await connection.take_turn(workspace_id)
+                holding += 1
+                most = max(most, holding)
+                if most == len(workspaces):
+                    all_in.set()
+                if until_all_in:
+                    await all_in.wait()
+                await connection.execute(text("SELECT pg_sleep(0.05)"))
+                holding -= 1
+
+        try:
+            async with asyncio.timeout(20):
+                await asyncio.gather(*(write(workspace_id) for workspace_id in workspaces))
+        finally:
+            await db.dispose()
+        return most
+
+    return asyncio.run(run())
+
+
+def test_the_writers_of_one_workspace_take_turns(postgresql_url: str) -> None:
+    assert _most_at_once(postgresql_url, ["ws_a"] * 5, until_all_in=False) == 1
+
+
+def test_the_writers_of_other_workspaces_do_not_wait(postgresql_url: str) -> None:
+    assert _most_at_once(postgresql_url, ["ws_a", "ws_b", "ws_c"], until_all_in=True) == 3
+
+
 def test_a_second_writer_of_the_workspace_waits_in_the_process(
-    workspace: WorkspaceFixture,
+    workspace: WorkspaceFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = _postgres_only(workspace)
+    # Longer than the check below may take on a busy machine: the second must still be
+    # waiting for its turn when PostgreSQL is asked who waits for the row.
+    monkeypatch.setattr(database, "TURN_WAIT", 30.0)
 
     async def scenario() -> tuple[int, bool, list[int]]:
         counted = asyncio.Event()
@@ -71,8 +118,12 @@ def test_a_second_writer_of_the_workspace_waits_in_the_process(
         holder = asyncio.create_task(first())
         await counted.wait()
         second = asyncio.create_task(_recorded(db, workspace.id, "second"))
-        # Well inside TURN_WAIT: long enough for the second to reach the row if it would.
-        await asyncio.sleep(TURN_WAIT / 3)
+        # Until the second is waiting: for its turn here, or for the row in PostgreSQL.
+        async with asyncio.timeout(10):
+            while not await _looked(workspace, WAITING_ON_THE_COUNTER):
+                if _turn_users(db, workspace.id) == 2:
+                    break
+                await asyncio.sleep(0.01)
         waiting = await _looked(workspace, WAITING_ON_THE_COUNTER)
         early = second.done()
         finish.set()
@@ -133,6 +184,12 @@ def test_a_turn_awaited_too_long_leaves_a_deadlock_to_the_database(
     assert seconds >= TURN_WAIT
 
 
+def _turn_users(db: Database, workspace_id: str) -> int:
+    """How many transactions of this thread hold or await the workspace's turn."""
+    _, users = db._turns.workspaces.get(workspace_id, (None, 0))
+    return users
+
+
 async def _looked(workspace: WorkspaceFixture, sql: str, *arguments: object) -> Any:
     """One value read beside the server, on a connection of its own (what it shows of the
     database's state, not a statement of the service's)."""
@@ -142,3 +199,31 @@ async def _looked(workspace: WorkspaceFixture, sql: str, *arguments: object) -> 
         return await connection.fetchval(sql, *arguments)
     finally:
         await connection.close()
+
+
+def test_a_writer_waiting_for_a_connection_holds_no_turn(
+    workspace: WorkspaceFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More writers than connections: the ones holding a connection wait for the turn, so
+    the one holding the turn must already hold its connection. (A createIssue that took
+    the turn first, then waited for a connection, stalled them all for TURN_WAIT.)"""
+    _postgres_only(workspace)
+    monkeypatch.setattr(database, "TURN_WAIT", 10.0)
+    url = normalise_database_url(workspace.server.database_url)
+    new = NewIssue("Busy pool", "All connections taken.", "busy@example.com")
+
+    async def writes() -> float:
+        db = Database(url, pool_size=1)  # two connections
+        try:
+            started = time.monotonic()
+            async with asyncio.timeout(30):
+                await asyncio.gather(
+                    create_issue(db, audit.CLI_ACTOR, workspace.id, new),
+                    *(_recorded(db, workspace.id, str(n)) for n in range(4)),
+                    create_issue(db, audit.CLI_ACTOR, workspace.id, new),
+                )
+            return time.monotonic() - started
+        finally:
+            await db.dispose()
+
+    assert workspace.server.call(writes()) < 5

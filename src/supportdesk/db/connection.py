@@ -104,10 +104,14 @@ class Connection:
         self._waiting: list[tuple[Executable, Sequence[Mapping[str, Any]]]] = []
 
     async def take_turn(self, workspace_id: str) -> None:
-        """Before a statement that locks `workspace_id`'s row until the commit (its event
-        counter): waits while this process's other transactions of the workspace hold it
-        (`Database.transaction`). Nothing on SQLite, whose writers take turns anyway."""
+        """Before a statement that locks `workspace_id`'s row until the commit (its
+        counters): waits while this process's other transactions of the workspace hold
+        their turn (`Database.transaction`). The writes waiting (`write`) are sent first,
+        so that they run outside the turn. Nothing on SQLite, whose writers take turns
+        anyway."""
         if self._turn is not None:
+            if self._waiting:
+                await self.send_waiting()
             await self._turn(workspace_id)
 
     @overload

@@ -64,9 +64,10 @@ SQLITE_PRAGMAS = (
 # with gaps of a loop's turn, which a writer that slept 20 ms between tries would rarely hit.
 SQLITE_WRITE_WAIT = 10.0
 BEGIN_WRITE = "BEGIN IMMEDIATE"
-# How long a transaction that holds rows waits for its workspace's turn before it goes to
-# the counter's row without it: a cycle through the turn and a row lock is invisible to
-# the database's deadlock detector, which sees it once the waiter reaches the row.
+# How long a transaction waits for its workspace's turn before it goes to the row without
+# it: a transaction may hold rows when it asks, and a cycle through the turn and a row
+# lock is invisible to the database's deadlock detector, which sees it once the waiter
+# reaches the row.
 TURN_WAIT = 1.0
 _WRITE_STEPS = (0.0005, 0.001, 0.002)
 
@@ -84,9 +85,7 @@ class _Turns(threading.local):
         self.workspaces: dict[str, tuple[asyncio.Lock, int]] = {}
 
     @asynccontextmanager
-    async def of_workspace(
-        self, workspace_id: str, wait: float | None = None
-    ) -> AsyncIterator[None]:
+    async def of_workspace(self, workspace_id: str, wait: float) -> AsyncIterator[None]:
         """The workspace's turn in this process; after `wait` seconds without it, the block
         runs without it (and waits on the row in the database, where a deadlock is seen)."""
         lock, users = self.workspaces.get(workspace_id, (asyncio.Lock(), 0))
@@ -209,20 +208,18 @@ class Database:
         any read uses it."""
         self._moved = moved
 
-    def transaction(self, turn: str | None = None) -> AbstractAsyncContextManager[Connection]:
+    def transaction(self) -> AbstractAsyncContextManager[Connection]:
         """One write transaction: committed when the block ends, rolled back on error.
 
-        On PostgreSQL the workspace's row, once locked, is held to the commit: writers of
-        one workspace take turns on it in this process. Queued on the row lock in the
-        database instead, 32 of them cost PostgreSQL more CPU than their writes
-        (createIssue: 2,203 against 1,030 µs per request with 8; replyToIssue: 10,300
-        against 2,200). A transaction takes its turn when it records its events
-        (`Connection.take_turn`) or, with `turn` (the workspace whose row it locks early,
-        for a ticket number), before it takes a connection. SQLite's writers take turns
-        anyway."""
+        On PostgreSQL a workspace's row, once locked for its counters, is held to the
+        commit: the writers of one workspace take turns for it in this process first
+        (`Connection.take_turn`), and the turn is held to the commit. Queued on the row
+        lock in the database instead, 32 of them cost PostgreSQL more CPU than their
+        writes (createIssue: 2,203 against 1,030 µs per request with 8; replyToIssue:
+        10,300 against 2,200). SQLite's writers take turns anyway."""
         if self.is_sqlite:
             return self._sqlite_transaction()
-        return self._postgres_transaction(turn)
+        return self._postgres_transaction()
 
     def after_commit(self, committed: Callable[[], None]) -> None:
         """Calls `committed()` after every write transaction this process commits, once its
@@ -239,18 +236,19 @@ class Database:
         return self._sqlite_read() if self.is_sqlite else self._postgres_read()
 
     @asynccontextmanager
-    async def _postgres_transaction(self, turn: str | None) -> AsyncIterator[Connection]:
+    async def _postgres_transaction(self) -> AsyncIterator[Connection]:
         async with AsyncExitStack() as turns:
+            # Released after the commit. One workspace's: a second would be taken without
+            # a turn (it waits on its row in the database).
             held: set[str] = set()
 
-            async def take_turn(workspace_id: str, wait: float | None = TURN_WAIT) -> None:
+            async def take_turn(workspace_id: str) -> None:
                 if not held:
                     held.add(workspace_id)
-                    await turns.enter_async_context(self._turns.of_workspace(workspace_id, wait))
+                    await turns.enter_async_context(
+                        self._turns.of_workspace(workspace_id, TURN_WAIT)
+                    )
 
-            if turn is not None:
-                # Waited for holding nothing yet: no wait for it can close a cycle.
-                await take_turn(turn, None)
             driver = await self._acquire()
             sound = False
             try:

@@ -148,6 +148,7 @@ async def _next_ticket_number(
     """Moves the workspace's ticket counter inside the caller's transaction (a rollback
     gives the number back, and the row lock makes concurrent creators take turns), and
     its event counter by `event_count`."""
+    await connection.take_turn(workspace_id)
     parameters = {"workspace_id": workspace_id, "event_count": event_count}
     [(number, *counter)] = await connection.rows(_NEXT_TICKET, parameters)
     return int(number), EventCounter.of(counter, event_count)
@@ -172,8 +173,8 @@ async def create_issue(db: Database, actor: Actor, workspace_id: str, new: NewIs
     assert email is not None
     moment = now()
     issue_id = new_id("Issue", moment)
-    # The workspace's row is locked from the ticket number, the second statement, on.
-    async with db.transaction(turn=workspace_id) as connection:
+    # The workspace's row is locked from the ticket number on.
+    async with db.transaction() as connection:
         if key is not None:
             fingerprint = idempotency.request_hash(
                 {

@@ -195,10 +195,13 @@ async def _lock_workspace_endpoints(connection: Connection, workspace_id: str) -
     """Concurrent creators take turns on the workspace row, so the limit holds (on SQLite,
     where FOR UPDATE is written as nothing, the writer already holds the database). The
     process's turn first, which the events will take: held before any row, it waits for
-    no one who waits for this row."""
+    no one who waits for this row. FOR NO KEY UPDATE: other writers' inserts, whose foreign
+    keys check the workspace row, do not wait on it."""
     await connection.take_turn(workspace_id)
     await connection.execute(
-        select(workspaces.c.id).where(workspaces.c.id == workspace_id).with_for_update()
+        select(workspaces.c.id)
+        .where(workspaces.c.id == workspace_id)
+        .with_for_update(key_share=True)
     )
 
 
