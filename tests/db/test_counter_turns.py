@@ -105,7 +105,7 @@ def test_a_second_writer_of_the_workspace_waits_in_the_process(
     # waiting for its turn when PostgreSQL is asked who waits for the row.
     monkeypatch.setattr(database, "TURN_WAIT", 30.0)
 
-    async def scenario() -> tuple[int, bool, list[int]]:
+    async def scenario() -> tuple[int, bool, list[str]]:
         counted = asyncio.Event()
         finish = asyncio.Event()
 
